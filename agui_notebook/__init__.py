@@ -1,0 +1,67 @@
+"""agui_notebook: work with AG-UI agents from a Jupyter notebook.
+
+>>> from agui_notebook import Agent, approve
+>>> agent = Agent.demo()                      # or Agent("http://127.0.0.1:8000/")
+>>> thread = agent.thread()
+>>> result = await thread.run("Transfer $500 from 1234567890 to 0987654321")  # doctest: +SKIP
+>>> result = await thread.resume(approve())                                   # doctest: +SKIP
+"""
+
+from ._agent import Agent
+from ._decisions import Decision, answer, approve, cancel, edit, reject
+from ._errors import (
+    AGUIError,
+    ConnectError,
+    ExpiredInterrupt,
+    HTTPStatusError,
+    InvalidDecision,
+    NothingPending,
+    ProtocolError,
+    ResumeRefused,
+    RunAborted,
+    RunError,
+    StreamTimeout,
+    ThreadBusy,
+    TransportError,
+    TruncatedRunError,
+    UnansweredInterrupts,
+    UnknownInterrupt,
+)
+from ._interrupts import PendingInterrupt
+from ._reducer import ToolCallInfo
+from ._thread import RunRecord, RunResult, RunStream, Thread
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AGUIError",
+    "Agent",
+    "ConnectError",
+    "Decision",
+    "ExpiredInterrupt",
+    "HTTPStatusError",
+    "InvalidDecision",
+    "NothingPending",
+    "PendingInterrupt",
+    "ProtocolError",
+    "ResumeRefused",
+    "RunAborted",
+    "RunError",
+    "RunRecord",
+    "RunResult",
+    "RunStream",
+    "StreamTimeout",
+    "Thread",
+    "ThreadBusy",
+    "ToolCallInfo",
+    "TransportError",
+    "TruncatedRunError",
+    "UnansweredInterrupts",
+    "UnknownInterrupt",
+    "__version__",
+    "answer",
+    "approve",
+    "cancel",
+    "edit",
+    "reject",
+]

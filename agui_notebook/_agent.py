@@ -1,0 +1,101 @@
+"""Agent: an AG-UI endpoint, the HTTP client that talks to it, and the threads on it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from ._http import HTTPTransport, make_timeout, safe_url
+from ._sse import DEFAULT_MAX_EVENT_BYTES
+from ._thread import Thread
+
+__all__ = ["Agent"]
+
+_UNSET: Any = object()
+
+
+class Agent:
+    """An AG-UI agent at ``url``.
+
+    >>> agent = Agent("http://127.0.0.1:8000/", headers={"Authorization": "Bearer ..."})
+    >>> thread = agent.thread()
+
+    ``headers`` are sent with every request and never shown or saved (reprs, widgets,
+    recordings and errors leave them out). ``http_client`` is your own ``httpx.AsyncClient``
+    (auth, proxies, a test transport). ``timeout`` is in seconds (or an ``httpx.Timeout``); the
+    read timeout applies per chunk, so a server's keepalive comments keep a slow run alive, and
+    ``idle_timeout`` bounds how long keepalives alone may do so.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        timeout: float | httpx.Timeout | None = _UNSET,
+        idle_timeout: float | None = 600.0,
+        send_history: bool = True,
+        max_events_kept: int | None = 10_000,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        if timeout is _UNSET:
+            # Your own client's timeout wins unless you pass one.
+            resolved = None if http_client is not None else make_timeout(60.0)
+        else:
+            resolved = make_timeout(timeout)
+        self.url = url
+        self._transport = HTTPTransport(
+            url, headers=headers, http_client=http_client, timeout=resolved
+        )
+        self.idle_timeout = idle_timeout
+        #: Send the thread's messages with every run (stateless servers need them; AG-UI's
+        #: TypeScript client does the same).
+        self.send_history = send_history
+        self.max_events_kept = max_events_kept
+        self.max_event_bytes = max_event_bytes
+        #: The demo server's ASGI app when made by :meth:`demo` (tests inspect its requests).
+        self.demo_app: Any = None
+
+    @classmethod
+    def demo(cls, **options: Any) -> Agent:
+        """The built-in demo agent, in-process: no API key, no server, no socket.
+
+        Options are the demo's (e.g. ``text_delay=0``); see ``agui_notebook.demo``.
+        """
+        from .demo import demo_transport  # the demo is only imported when asked for
+
+        agent_options = {
+            k: options.pop(k)
+            for k in ("idle_timeout", "send_history", "max_events_kept", "max_event_bytes", "timeout")
+            if k in options
+        }
+        transport, app = demo_transport(**options)
+        client = httpx.AsyncClient(transport=transport, timeout=make_timeout(60.0))
+        agent = cls("http://agui-demo.invalid/", http_client=client, **agent_options)
+        agent.demo_app = app
+        return agent
+
+    def thread(self, thread_id: str | None = None) -> Thread:
+        """A new thread (a fresh id), or ``thread("id")`` to continue an existing one."""
+        return Thread(self, thread_id)
+
+    def chat(self, thread_id: str | None = None, **options: Any) -> Any:
+        """A thread with a live view in the notebook; see :class:`agui_notebook.Chat`."""
+        from ._chat import Chat
+
+        return Chat(self.thread(thread_id), **options)
+
+    async def aclose(self) -> None:
+        await self._transport.aclose()
+
+    async def __aenter__(self) -> Agent:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return f"Agent({safe_url(self.url)!r})"

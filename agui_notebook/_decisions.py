@@ -1,0 +1,243 @@
+"""Decisions and the resume entries they become. Pure.
+
+``approve()``, ``reject(reason)``, ``edit(**args)``, ``cancel()`` and ``answer(payload)`` say what
+a person (or a policy) decided. The payload an agent expects differs per server, so it is shaped
+from the interrupt's ``responseSchema`` (AG-UI 1.1 interrupt-resume: "responseSchema describes the
+answer's expected shape"):
+
+- the approval flag is ``approved`` (spec, pydantic-ai) or ``accepted`` (Microsoft) -- whichever
+  the schema has;
+- edited arguments go in ``editedArgs`` as a full replacement, or, when the schema lists the
+  arguments as flat properties (Microsoft), as those keys;
+- a rejection's reason goes in ``reason`` when the schema has one;
+- with no schema at all, the spec's recommended ``{"approved", "editedArgs"?, "reason"?}``.
+
+The payload is validated against the schema before anything is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal, Union
+
+import jsonschema
+from ag_ui.core import ResumeEntry
+
+from ._errors import (
+    ExpiredInterrupt,
+    InvalidDecision,
+    NothingPending,
+    UnansweredInterrupts,
+    UnknownInterrupt,
+)
+from ._interrupts import PendingInterrupt
+
+__all__ = [
+    "Decision",
+    "Decisions",
+    "answer",
+    "approve",
+    "build_resume",
+    "build_resume_entry",
+    "cancel",
+    "edit",
+    "reject",
+]
+
+DecisionKind = Literal["approve", "reject", "edit", "cancel", "answer"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What was decided for one interrupt. Build with the functions below, not directly."""
+
+    kind: DecisionKind
+    reason: str | None = None
+    arguments: Mapping[str, Any] | None = None
+    payload: Any = None
+
+    def __repr__(self) -> str:
+        if self.kind == "reject":
+            return f"reject({self.reason!r})" if self.reason else "reject()"
+        if self.kind == "edit":
+            return f"edit({dict(self.arguments or {})!r})"
+        if self.kind == "answer":
+            return f"answer({self.payload!r})"
+        return f"{self.kind}()"
+
+
+Decisions = Union[Decision, Mapping[str, Decision]]
+
+
+def approve() -> Decision:
+    """Run the tool as proposed."""
+    return Decision("approve")
+
+
+def reject(reason: str | None = None) -> Decision:
+    """Do not run the tool; ``reason`` is sent to the agent where its schema has room for it."""
+    return Decision("reject", reason=reason)
+
+
+def edit(arguments: Mapping[str, Any] | None = None, /, **changes: Any) -> Decision:
+    """Run the tool with changed arguments: ``edit(amount=250)`` or ``edit({"amount": 250})``.
+
+    Keys given replace the proposed ones; the others are kept.
+    """
+    merged = {**(dict(arguments) if arguments else {}), **changes}
+    if not merged:
+        raise TypeError("edit() needs at least one argument to change")
+    return Decision("edit", arguments=merged)
+
+
+def cancel() -> Decision:
+    """Abandon the interrupt (status "cancelled", no payload)."""
+    return Decision("cancel")
+
+
+def answer(payload: Any) -> Decision:
+    """Answer an interrupt that asks for input (``input_required``, forms) with ``payload``."""
+    return Decision("answer", payload=payload)
+
+
+def build_resume(
+    pending: list[PendingInterrupt],
+    decisions: Decisions,
+    *,
+    now: datetime | None = None,
+) -> tuple[list[ResumeEntry], list[str]]:
+    """Resume entries answering every pending interrupt, in their order, and notes to surface.
+
+    Refuses (raises a :class:`ResumeRefused`) before anything is sent when an interrupt would be
+    left unanswered, an answer names an unknown interrupt, or an expired one is resolved.
+    """
+    if not pending:
+        raise NothingPending("this thread has no pending interrupt to resume")
+    if isinstance(decisions, Decision):
+        if len(pending) != 1:
+            raise UnansweredInterrupts([p.id for p in pending[1:]])
+        by_id: Mapping[str, Decision] = {pending[0].id: decisions}
+    else:
+        by_id = decisions
+    ids = [p.id for p in pending]
+    unknown = [k for k in by_id if k not in ids]
+    if unknown:
+        raise UnknownInterrupt(unknown, ids)
+    missing = [i for i in ids if i not in by_id]
+    if missing:
+        raise UnansweredInterrupts(missing)
+    entries: list[ResumeEntry] = []
+    notes: list[str] = []
+    for interrupt in pending:
+        decision = by_id[interrupt.id]
+        if not isinstance(decision, Decision):
+            raise InvalidDecision(
+                interrupt.id,
+                f"expected a decision (approve(), reject(), ...), got {type(decision).__name__}",
+            )
+        entry, entry_notes = build_resume_entry(interrupt, decision, now=now)
+        entries.append(entry)
+        notes.extend(entry_notes)
+    return entries, notes
+
+
+def build_resume_entry(
+    interrupt: PendingInterrupt, decision: Decision, *, now: datetime | None = None
+) -> tuple[ResumeEntry, list[str]]:
+    """One interrupt's resume entry and any notes (e.g. a reason the schema has no room for)."""
+    if decision.kind == "cancel":
+        return ResumeEntry(interrupt_id=interrupt.id, status="cancelled"), []
+    if interrupt.is_expired(now):
+        raise ExpiredInterrupt(interrupt.id, interrupt.expires_at_raw or "")
+    notes: list[str] = []
+    payload = _shape_payload(interrupt, decision, notes)
+    _validate(interrupt, payload)
+    return ResumeEntry(interrupt_id=interrupt.id, status="resolved", payload=payload), notes
+
+
+def _shape_payload(interrupt: PendingInterrupt, decision: Decision, notes: list[str]) -> Any:
+    if decision.kind == "answer":
+        return decision.payload
+    schema = interrupt.response_schema
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(props, dict):
+        props = None
+    approved = decision.kind != "reject"
+    if props is None:
+        payload: dict[str, Any] = {"approved": approved}
+        if decision.kind == "edit":
+            payload["editedArgs"] = _full_arguments(interrupt, decision)
+        if decision.kind == "reject" and decision.reason:
+            payload["reason"] = decision.reason
+        return payload
+
+    required = schema.get("required", []) if isinstance(schema, dict) else []
+    flag = _flag_key(props, required)
+    if flag is None:
+        raise InvalidDecision(
+            interrupt.id,
+            "this interrupt asks for an answer, not an approval: use answer(...) with a payload "
+            "matching its responseSchema",
+        )
+    payload = {flag: approved}
+    if decision.kind == "edit":
+        full = _full_arguments(interrupt, decision)
+        if "editedArgs" in props:
+            payload["editedArgs"] = full
+        elif any(key in props for key in full):
+            # Arguments as flat properties (Microsoft Agent Framework); the server merges them.
+            payload.update({k: v for k, v in full.items() if k in props})
+            ignored = [k for k in full if k not in props]
+            if ignored:
+                raise InvalidDecision(
+                    interrupt.id, f"the responseSchema has no place for argument(s) {ignored}"
+                )
+        else:
+            raise InvalidDecision(
+                interrupt.id, "the responseSchema has no place for edited arguments"
+            )
+    if decision.kind == "reject" and decision.reason:
+        if "reason" in props:
+            payload["reason"] = decision.reason
+        else:
+            notes.append(
+                f"interrupt {interrupt.id}: the agent's responseSchema has no 'reason'; "
+                "the rejection was sent without it"
+            )
+    return payload
+
+
+def _flag_key(props: Mapping[str, Any], required: Any) -> str | None:
+    candidates = [k for k in ("approved", "accepted") if k in props]
+    if not candidates:
+        return None
+    for key in candidates:
+        if isinstance(required, list) and key in required:
+            return key
+    return candidates[0]
+
+
+def _full_arguments(interrupt: PendingInterrupt, decision: Decision) -> dict[str, Any]:
+    base = interrupt.arguments if isinstance(interrupt.arguments, dict) else {}
+    return {**base, **dict(decision.arguments or {})}
+
+
+def _validate(interrupt: PendingInterrupt, payload: Any) -> None:
+    schema = interrupt.response_schema
+    if not isinstance(schema, dict) or not schema:
+        return
+    try:
+        validator_cls = jsonschema.validators.validator_for(schema)
+        validator_cls.check_schema(schema)
+    except jsonschema.SchemaError:
+        return  # the server's schema is itself broken: nothing trustworthy to check against
+    errors = sorted(
+        validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER).iter_errors(payload),
+        key=lambda e: list(e.absolute_path),
+    )
+    if errors:
+        first = errors[0]
+        where = "/".join(str(p) for p in first.absolute_path) or "(payload)"
+        raise InvalidDecision(interrupt.id, f"{where}: {first.message}", payload=payload)

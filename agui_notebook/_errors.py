@@ -1,0 +1,196 @@
+"""The errors agui_notebook raises, one tree rooted at :class:`AGUIError`.
+
+::
+
+    AGUIError
+    ├── TransportError            the network failed before a response arrived
+    │   ├── ConnectError          connection refused, DNS, TLS
+    │   └── StreamTimeout         no byte (not even a keepalive comment) within the read timeout
+    ├── HTTPStatusError           the server answered with a non-2xx status (status, body)
+    ├── ProtocolError             the server's bytes do not follow AG-UI (bad JSON, bad event value,
+    │   │                         wrong order, not SSE, invalid UTF-8, an event too large)
+    │   └── TruncatedRunError     the stream ended (or the connection dropped) before
+    │                             RUN_FINISHED or RUN_ERROR: a failed run, never a success
+    ├── RunError                  the server sent RUN_ERROR (message, code)
+    ├── RunAborted                the client aborted the run (Thread.abort() or task cancel)
+    └── ResumeRefused             the client refused to send a resume, before any request
+        ├── NothingPending
+        ├── UnansweredInterrupts  an interrupt would be left without an answer
+        ├── UnknownInterrupt      an answer names an interrupt that is not pending
+        ├── ExpiredInterrupt      a resolved answer to an expired interrupt (cancel is allowed)
+        ├── InvalidDecision       the payload does not validate against the responseSchema
+        └── ThreadBusy            another run or resume is in flight on this thread
+
+Every failed run or resume leaves its thread exactly as it was before the request: pending
+interrupts stay pending, so the same decision can be re-sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "AGUIError",
+    "ConnectError",
+    "ExpiredInterrupt",
+    "HTTPStatusError",
+    "InvalidDecision",
+    "NothingPending",
+    "ProtocolError",
+    "ResumeRefused",
+    "RunAborted",
+    "RunError",
+    "StreamTimeout",
+    "ThreadBusy",
+    "TransportError",
+    "TruncatedRunError",
+    "UnansweredInterrupts",
+    "UnknownInterrupt",
+]
+
+
+class AGUIError(Exception):
+    """Root of every error agui_notebook raises."""
+
+    #: A short, human hint on what to do next (shown on cards under the error).
+    hint: str | None = None
+
+
+class TransportError(AGUIError):
+    """The request could not be completed at the network level."""
+
+
+class ConnectError(TransportError):
+    """The server could not be reached (refused, unresolvable, TLS failure)."""
+
+
+class StreamTimeout(TransportError):
+    """Nothing arrived within the read timeout (keepalive comments reset it)."""
+
+    hint = "The server went silent. Raise `timeout=` on the Agent if it is just slow."
+
+
+class HTTPStatusError(AGUIError):
+    """The server answered with a non-2xx HTTP status."""
+
+    def __init__(self, status_code: int, body: str, url: str) -> None:
+        self.status_code = status_code
+        self.body = body
+        self.url = url
+        excerpt = body if len(body) <= 500 else body[:500] + f"... ({len(body)} chars)"
+        super().__init__(f"HTTP {status_code} from {url}: {excerpt}".rstrip(": "))
+
+    @property
+    def hint(self) -> str | None:  # type: ignore[override]
+        if self.status_code in (401, 403):
+            return "Check the credentials passed in `headers=` or on your `http_client`."
+        if self.status_code == 404:
+            return "Check the agent URL (a trailing slash can matter)."
+        if self.status_code >= 500:
+            return "The server failed; the pending decision is kept and can be re-sent."
+        return None
+
+
+class ProtocolError(AGUIError):
+    """The response does not follow the AG-UI protocol."""
+
+    def __init__(self, message: str, *, event_index: int | None = None) -> None:
+        self.event_index = event_index
+        where = f" (event #{event_index})" if event_index is not None else ""
+        super().__init__(message + where)
+
+
+class TruncatedRunError(ProtocolError):
+    """The stream ended before RUN_FINISHED or RUN_ERROR.
+
+    ``bytes_received`` and ``events_received`` say where it broke; ``last_event`` is the type of
+    the last complete event, ``dropped`` says whether the connection failed (versus a clean end).
+    """
+
+    hint = "The run did not finish; the thread is unchanged and the same request can be re-sent."
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        bytes_received: int,
+        events_received: int,
+        last_event: str | None,
+        dropped: bool,
+    ) -> None:
+        self.bytes_received = bytes_received
+        self.events_received = events_received
+        self.last_event = last_event
+        self.dropped = dropped
+        detail = (
+            f"{message} after {bytes_received} bytes and {events_received} events"
+            f" (last: {last_event or 'none'})"
+        )
+        super().__init__(detail)
+
+
+class RunError(AGUIError):
+    """The server ended the run with RUN_ERROR."""
+
+    def __init__(self, message: str, code: str | None = None, run_id: str | None = None) -> None:
+        self.message = message
+        self.code = code
+        self.run_id = run_id
+        super().__init__(f"[{code}] {message}" if code else message)
+
+
+class RunAborted(AGUIError):
+    """The client aborted the run; the thread is left as it was before the run."""
+
+
+class ResumeRefused(AGUIError, ValueError):
+    """The client refused to send a resume; nothing was sent."""
+
+
+class NothingPending(ResumeRefused):
+    """``resume`` was called but the thread has no pending interrupt."""
+
+
+class UnansweredInterrupts(ResumeRefused):
+    """A resume must answer every pending interrupt (AG-UI: one entry per interrupt)."""
+
+    def __init__(self, missing: list[str]) -> None:
+        self.missing = missing
+        super().__init__(
+            "every pending interrupt needs an answer; unanswered: " + ", ".join(missing)
+        )
+
+
+class UnknownInterrupt(ResumeRefused):
+    """An answer names an interrupt id that is not pending on this thread."""
+
+    def __init__(self, unknown: list[str], pending: list[str]) -> None:
+        self.unknown = unknown
+        self.pending = pending
+        super().__init__(
+            f"not pending on this thread: {', '.join(unknown)}; pending: {', '.join(pending) or 'none'}"
+        )
+
+
+class ExpiredInterrupt(ResumeRefused):
+    """The interrupt's ``expiresAt`` has passed: it can only be cancelled."""
+
+    def __init__(self, interrupt_id: str, expires_at: str) -> None:
+        self.interrupt_id = interrupt_id
+        self.expires_at = expires_at
+        super().__init__(
+            f"interrupt {interrupt_id} expired at {expires_at}; it can only be cancelled"
+        )
+
+
+class InvalidDecision(ResumeRefused):
+    """The decision does not fit the interrupt (its payload fails the ``responseSchema``)."""
+
+    def __init__(self, interrupt_id: str, message: str, payload: Any = None) -> None:
+        self.interrupt_id = interrupt_id
+        self.payload = payload
+        super().__init__(f"interrupt {interrupt_id}: {message}")
+
+
+class ThreadBusy(ResumeRefused):
+    """Another run or resume is in flight on this thread."""

@@ -1,0 +1,512 @@
+"""Thread: one AG-UI thread, its runs and resumes, committed only when a run ends cleanly.
+
+A run streams through the pure pipeline (SSE decoder -> event parser -> order verifier ->
+reducer) on top of the thread's committed snapshot. Only when the run closes with RUN_FINISHED
+does its reducer become the thread's new snapshot. An HTTP error, a dropped connection, a
+malformed stream, RUN_ERROR or an abort discard the reducer, so the thread, its messages and its
+pending interrupts are exactly as before and the same request (the same decision) can be re-sent.
+What the failed run delivered stays readable on its :class:`RunRecord`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal
+
+from ag_ui.core import AssistantMessage, ReasoningMessage, ResumeEntry, RunAgentInput, UserMessage
+from pydantic import BaseModel
+
+from ._decisions import Decisions, build_resume
+from ._errors import (
+    AGUIError,
+    ProtocolError,
+    RunAborted,
+    RunError,
+    StreamTimeout,
+    ThreadBusy,
+    TruncatedRunError,
+)
+from ._events import EventParser, type_of
+from ._http import ConnectionDropped
+from ._interrupts import PendingInterrupt
+from ._reducer import RunReducer, ThreadSnapshot, ToolCallInfo
+from ._sse import SSEStreamDecoder
+from ._verify import OrderVerifier
+
+if TYPE_CHECKING:
+    from ._agent import Agent
+
+__all__ = ["PROTOCOL_VERSION", "RunRecord", "RunResult", "RunStream", "Thread"]
+
+#: The AG-UI version this client implements and declares in every RunAgentInput.
+PROTOCOL_VERSION = "1.1"
+
+Outcome = Literal["success", "interrupt", "cancelled"]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """How a run ended and what it produced."""
+
+    outcome: Outcome
+    thread_id: str
+    run_id: str
+    #: Interrupts this run raised (empty unless ``outcome == "interrupt"``).
+    interrupts: list[PendingInterrupt]
+    #: Messages this run created or changed, in thread order (ag_ui.core message models).
+    messages: list[Any]
+    state: Any
+    #: Verified events of this run, in order (see ``Agent(max_events_kept=...)``).
+    events: list[BaseModel]
+    warnings: list[str]
+    pending_tool_call_ids: list[str] = field(default_factory=list)
+    result: Any = None
+
+    @property
+    def text(self) -> str:
+        """The assistant text this run produced (its assistant messages joined by blank lines)."""
+        parts = [
+            m.content
+            for m in self.messages
+            if isinstance(m, AssistantMessage) and isinstance(m.content, str) and m.content
+        ]
+        return "\n\n".join(parts)
+
+    def __repr__(self) -> str:
+        extra = ""
+        if self.interrupts:
+            names = ", ".join(f"{i.tool_name or i.reason}" for i in self.interrupts)
+            extra = f", interrupts=[{names}]"
+        text = self.text
+        if text:
+            extra += f", text={text[:60] + ('...' if len(text) > 60 else '')!r}"
+        return f"RunResult(outcome={self.outcome!r}{extra})"
+
+
+@dataclass
+class RunRecord:
+    """One request on the thread: what was sent, how it ended, what arrived."""
+
+    run_id: str
+    kind: Literal["run", "resume"]
+    parent_run_id: str | None
+    started_at: datetime
+    status: str = "running"  # running|success|interrupt|cancelled|failed|truncated|aborted
+    finished_at: datetime | None = None
+    resume: list[dict[str, Any]] = field(default_factory=list)
+    error: AGUIError | None = None
+    event_count: int = 0
+    warnings: list[str] = field(default_factory=list)
+    #: Messages the run delivered, kept even when the run failed (they were not committed).
+    delivered: list[Any] = field(default_factory=list)
+
+
+class Thread:
+    """A conversation with an agent on one ``threadId``.
+
+    >>> thread = agent.thread()                                     # doctest: +SKIP
+    >>> result = await thread.run("Transfer $500 from 1234567890 to 0987654321")  # doctest: +SKIP
+    >>> result.outcome, thread.pending[0].tool_name                 # doctest: +SKIP
+    ('interrupt', 'transfer_money')
+    >>> result = await thread.resume(approve())                     # doctest: +SKIP
+    """
+
+    def __init__(self, agent: Agent, thread_id: str | None = None) -> None:
+        self.agent = agent
+        self.id = thread_id or str(uuid.uuid4())
+        self._snapshot = ThreadSnapshot()
+        self._pending: list[PendingInterrupt] = []
+        self.runs: list[RunRecord] = []
+        self._active: RunStream | None = None
+        self._last_run_id: str | None = None
+        self._answered: set[str] = set()
+
+    # -- what the thread holds ------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[Any]:
+        return list(self._snapshot.messages.values())
+
+    @property
+    def state(self) -> Any:
+        return self._snapshot.state
+
+    @property
+    def tool_calls(self) -> dict[str, ToolCallInfo]:
+        return dict(self._snapshot.tool_calls)
+
+    @property
+    def pending(self) -> list[PendingInterrupt]:
+        """Interrupts waiting for an answer; ``resume`` must answer all of them."""
+        return list(self._pending)
+
+    @property
+    def busy(self) -> bool:
+        return self._active is not None
+
+    def __repr__(self) -> str:
+        return (
+            f"Thread(id={self.id!r}, messages={len(self._snapshot.messages)}, "
+            f"pending={[p.id for p in self._pending]})"
+        )
+
+    # -- running --------------------------------------------------------------------------
+
+    async def run(
+        self,
+        message: str | BaseModel | Iterable[BaseModel] | None = None,
+        **options: Any,
+    ) -> RunResult:
+        """Send ``message`` (text or ag_ui.core messages) and stream the run to its end."""
+        async with self.stream(message, **options) as run:
+            async for _ in run:
+                pass
+        return run.result
+
+    async def resume(self, decisions: Decisions, **options: Any) -> RunResult:
+        """Answer every pending interrupt and stream the continuing run.
+
+        ``decisions`` is one decision when exactly one interrupt is pending, else a mapping
+        ``{interrupt_id: decision}`` covering all of them. Refused before anything is sent when
+        an interrupt would go unanswered or an expired one is resolved.
+        """
+        async with self.stream(resume=decisions, **options) as run:
+            async for _ in run:
+                pass
+        return run.result
+
+    def stream(
+        self,
+        message: str | BaseModel | Iterable[BaseModel] | None = None,
+        *,
+        resume: Decisions | None = None,
+        state: Any = None,
+        tools: list[Any] | None = None,
+        context: list[Any] | None = None,
+        forwarded_props: Any = None,
+    ) -> RunStream:
+        """A run whose verified events you iterate as they arrive.
+
+        >>> async with thread.stream("hello") as run:      # doctest: +SKIP
+        ...     async for event in run:
+        ...         print(event.type)
+        >>> run.result                                      # doctest: +SKIP
+        """
+        if self._active is not None:
+            raise ThreadBusy(f"thread {self.id} already has a run in flight")
+        new_messages = _as_messages(message)
+        entries: list[ResumeEntry] = []
+        notes: list[str] = []
+        if resume is not None:
+            if new_messages:
+                raise TypeError("send a message or a resume, not both")
+            entries, notes = build_resume(self._pending, resume)
+        run = RunStream(
+            self,
+            new_messages=new_messages,
+            resume=entries,
+            notes=notes,
+            state=state,
+            tools=tools,
+            context=context,
+            forwarded_props=forwarded_props,
+        )
+        self._active = run
+        return run
+
+    async def abort(self) -> None:
+        """Abort the run in flight (if any); it is recorded as aborted, the thread unchanged."""
+        run = self._active
+        if run is not None:
+            await run.abort()
+
+    # -- used by RunStream ----------------------------------------------------------------
+
+    def _commit(self, run: RunStream, reducer: RunReducer, record: RunRecord) -> RunResult:
+        reissued_ids = {i.id for i in reducer.interrupts} & self._answered if run.resume else set()
+        pending = [
+            PendingInterrupt.from_wire(
+                i, run_id=reducer.run_id or run.run_id, tool_calls=reducer.tool_calls,
+                reissued=i.id in reissued_ids,
+            )
+            for i in reducer.interrupts
+        ]
+        for interrupt in pending:
+            if interrupt.reissued:
+                record.warnings.append(
+                    f"the server raised interrupt {interrupt.id} again after it was answered; "
+                    "answering it the same way may loop (a known server bug with mixed decisions)"
+                )
+        if run.resume:
+            self._answered = {e.interrupt_id for e in run.resume}
+        self._snapshot = reducer.snapshot()
+        self._pending = pending
+        self._last_run_id = reducer.run_id or run.run_id
+        outcome: Outcome = reducer.outcome if reducer.outcome in ("interrupt", "cancelled") else "success"  # type: ignore[assignment]
+        record.status = outcome
+        touched = [self._snapshot.messages[m] for m in reducer.touched if m in self._snapshot.messages]
+        return RunResult(
+            outcome=outcome,
+            thread_id=self.id,
+            run_id=self._last_run_id,
+            interrupts=pending,
+            messages=[m for m in touched if not _is_input(m, run)],
+            state=self._snapshot.state,
+            events=run.events,
+            warnings=list(record.warnings),
+            pending_tool_call_ids=reducer.pending_tool_call_ids,
+            result=reducer.result,
+        )
+
+
+def _is_input(message: Any, run: RunStream) -> bool:
+    return any(message.id == m.id for m in run.new_messages)
+
+
+def _as_messages(message: str | BaseModel | Iterable[BaseModel] | None) -> list[BaseModel]:
+    if message is None:
+        return []
+    if isinstance(message, str):
+        return [UserMessage(id=str(uuid.uuid4()), content=message)]
+    if isinstance(message, BaseModel):
+        return [message]
+    return list(message)
+
+
+class RunStream:
+    """One request's run: iterate for events, then read :attr:`result`. Use as ``async with``."""
+
+    def __init__(
+        self,
+        thread: Thread,
+        *,
+        new_messages: list[BaseModel],
+        resume: list[ResumeEntry],
+        notes: list[str],
+        state: Any,
+        tools: list[Any] | None,
+        context: list[Any] | None,
+        forwarded_props: Any,
+    ) -> None:
+        self.thread = thread
+        self.run_id = str(uuid.uuid4())
+        self.new_messages = new_messages
+        self.resume = resume
+        self._notes = notes
+        self._state = state
+        self._tools = tools or []
+        self._context = context or []
+        self._forwarded = forwarded_props if forwarded_props is not None else {}
+        self.events: list[BaseModel] = []
+        self._result: RunResult | None = None
+        self._error: BaseException | None = None
+        self._started = False
+        self._done = False
+        self._task: asyncio.Task[Any] | None = None
+        self._aborting = False
+        self.reducer: RunReducer | None = None
+        self.record: RunRecord | None = None
+
+    # -- results --------------------------------------------------------------------------
+
+    @property
+    def result(self) -> RunResult:
+        if self._result is None:
+            if self._error is not None:
+                raise self._error
+            raise RuntimeError("the run has not finished yet")
+        return self._result
+
+    def request_body(self) -> dict[str, Any]:
+        """The RunAgentInput this run sends, as camelCase JSON."""
+        thread = self.thread
+        history = list(thread._snapshot.messages.values()) if thread.agent.send_history else []
+        state = self._state if self._state is not None else thread._snapshot.state
+        model = RunAgentInput(
+            thread_id=thread.id,
+            run_id=self.run_id,
+            parent_run_id=thread._last_run_id,
+            state=state,
+            messages=[*history, *self.new_messages],
+            tools=self._tools,
+            context=self._context,
+            forwarded_props=self._forwarded,
+            resume=self.resume or None,
+        )
+        body: dict[str, Any] = model.model_dump(mode="json", by_alias=True, exclude_none=True)
+        body.setdefault("forwardedProps", {})
+        body["protocolVersion"] = PROTOCOL_VERSION
+        return body
+
+    # -- context manager and iteration ----------------------------------------------------
+
+    async def __aenter__(self) -> RunStream:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._started:
+            await self._gen.aclose()
+        else:
+            self._release()
+
+    def __aiter__(self) -> AsyncIterator[BaseModel]:
+        if self._started:
+            raise RuntimeError("a RunStream can be iterated once")
+        self._started = True
+        self._gen = self._events()
+        return self._gen
+
+    async def abort(self) -> None:
+        """Stop reading and close the HTTP stream; the run is recorded as aborted."""
+        self._aborting = True
+        if self._task is not None and self._task is not asyncio.current_task():
+            self._task.cancel()
+
+    def _release(self) -> None:
+        if self.thread._active is self:
+            self.thread._active = None
+
+    async def _events(self) -> AsyncIterator[BaseModel]:
+        thread = self.thread
+        agent = thread.agent
+        self._task = asyncio.current_task()
+        record = RunRecord(
+            run_id=self.run_id,
+            kind="resume" if self.resume else "run",
+            parent_run_id=thread._last_run_id,
+            started_at=datetime.now(timezone.utc),
+            resume=[e.model_dump(mode="json", by_alias=True, exclude_none=True) for e in self.resume],
+            warnings=list(self._notes),
+        )
+        self.record = record
+        thread.runs.append(record)
+        reducer = RunReducer(thread._snapshot, record.warnings.append)
+        for message in self.new_messages:
+            reducer.messages[message.id] = message
+        self.reducer = reducer
+        decoder = SSEStreamDecoder(max_event_bytes=agent.max_event_bytes)
+        parser = EventParser(record.warnings.append)
+        verifier = OrderVerifier()
+        keep = agent.max_events_kept
+        events = self.events
+        last_type: str | None = None
+        idle_limit = agent.idle_timeout
+        last_event_at = time.monotonic()
+
+        def handle(etype: str, event: BaseModel) -> None:
+            nonlocal last_type
+            verifier.check(etype, event, parser.index)
+            reducer.apply(etype, event)
+            last_type = etype
+            record.event_count += 1
+            if keep is None or len(events) < keep:
+                events.append(event)
+            elif len(events) == keep:
+                record.warnings.append(f"kept the first {keep} events of this run only")
+                events.append(event)  # one sentinel past the cap so the warning fires once
+
+        try:
+            body = json.dumps(self.request_body(), separators=(",", ":")).encode()
+            async with agent._transport.open(body) as chunks:
+                try:
+                    async for chunk in chunks:
+                        for message in decoder.feed(chunk):
+                            for event in parser.parse(message.data):
+                                etype = type_of(event)
+                                handle(etype, event)
+                                last_event_at = time.monotonic()
+                                yield event
+                        if verifier.phase == "failed":
+                            break  # after RUN_ERROR only a new run may follow; nothing to wait for
+                        if idle_limit is not None and time.monotonic() - last_event_at > idle_limit:
+                            raise StreamTimeout(
+                                f"no event for {idle_limit:g} s (only keepalive comments); "
+                                "raise idle_timeout on the Agent if the agent is just slow"
+                            )
+                    for message in decoder.close():
+                        for event in parser.parse(message.data):
+                            etype = type_of(event)
+                            handle(etype, event)
+                            yield event
+                except ConnectionDropped as exc:
+                    if verifier.phase != "finished":
+                        raise TruncatedRunError(
+                            f"the connection dropped ({exc})",
+                            bytes_received=decoder.bytes_received,
+                            events_received=record.event_count,
+                            last_event=last_type,
+                            dropped=True,
+                        ) from None
+            if len(events) > (keep or len(events)):
+                events.pop()
+            if verifier.phase == "failed":
+                message_text, code = reducer.error or ("the run failed", None)
+                raise RunError(message_text, code, run_id=reducer.run_id)
+            if verifier.phase != "finished":
+                where = "inside an event" if decoder.in_message else "between events"
+                raise TruncatedRunError(
+                    f"the stream ended {where} before RUN_FINISHED or RUN_ERROR",
+                    bytes_received=decoder.bytes_received,
+                    events_received=record.event_count,
+                    last_event=last_type,
+                    dropped=False,
+                )
+            if verifier.runs_started > 1:
+                record.warnings.append(f"the stream carried {verifier.runs_started} runs")
+            self._result = thread._commit(self, reducer, record)
+        except asyncio.CancelledError:
+            aborted = RunAborted("the run was aborted by the client")
+            self._fail(record, reducer, aborted, "aborted")
+            task = asyncio.current_task()
+            if self._aborting and task is not None and hasattr(task, "uncancel"):
+                task.uncancel()  # our own abort(): report it as RunAborted, not a cancellation
+                raise aborted from None
+            raise
+        except GeneratorExit:
+            self._fail(record, reducer, RunAborted("the run was closed before it finished"), "aborted")
+            raise
+        except TruncatedRunError as exc:
+            self._fail(record, reducer, exc, "truncated")
+            raise
+        except AGUIError as exc:
+            self._fail(record, reducer, exc, "failed")
+            raise
+        except RecursionError:
+            error = ProtocolError("an event is nested too deeply to process")
+            self._fail(record, reducer, error, "failed")
+            raise error from None
+        finally:
+            record.finished_at = datetime.now(timezone.utc)
+            self._done = True
+            self._release()
+
+    def _fail(self, record: RunRecord, reducer: RunReducer, error: AGUIError, status: str) -> None:
+        if self._aborting and status != "aborted":
+            status = "aborted"
+        record.status = status
+        record.error = error
+        record.delivered = [
+            reducer.messages[m] for m in reducer.touched if m in reducer.messages
+        ]
+        self._error = error
+
+
+def delivered_text(record: RunRecord) -> str:
+    """The assistant text a (possibly failed) run delivered."""
+    return "\n\n".join(
+        m.content
+        for m in record.delivered
+        if isinstance(m, AssistantMessage | ReasoningMessage) and isinstance(m.content, str)
+    )
