@@ -69,7 +69,13 @@ class Agent:
 
         agent_options = {
             k: options.pop(k)
-            for k in ("idle_timeout", "send_history", "max_events_kept", "max_event_bytes", "timeout")
+            for k in (
+                "idle_timeout",
+                "send_history",
+                "max_events_kept",
+                "max_event_bytes",
+                "timeout",
+            )
             if k in options
         }
         transport, app = demo_transport(**options)

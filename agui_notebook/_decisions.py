@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 import jsonschema
 from ag_ui.core import ResumeEntry
@@ -68,7 +68,7 @@ class Decision:
         return f"{self.kind}()"
 
 
-Decisions = Union[Decision, Mapping[str, Decision]]
+Decisions = Decision | Mapping[str, Decision]
 
 
 def approve() -> Decision:

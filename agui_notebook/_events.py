@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from ag_ui.core import events as agui_events
 from ag_ui.core import types as agui_types
@@ -64,7 +64,7 @@ class CancelledOutcome(_Wire):
 
 
 Outcome = Annotated[
-    Union[SuccessOutcome, InterruptOutcome, CancelledOutcome], Field(discriminator="type")
+    SuccessOutcome | InterruptOutcome | CancelledOutcome, Field(discriminator="type")
 ]
 _OUTCOME_TYPES = frozenset({"success", "interrupt", "cancelled"})
 

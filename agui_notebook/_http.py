@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+
 import httpx
 
 from ._errors import ConnectError, HTTPStatusError, ProtocolError, StreamTimeout, TransportError

@@ -193,8 +193,10 @@ class RunReducer:
         parent = event.parent_message_id
         if parent is None:
             last = next(reversed(self.messages), None) if self.messages else None
-            if last is not None and last in self.touched and isinstance(
-                self.messages[last], AssistantMessage
+            if (
+                last is not None
+                and last in self.touched
+                and isinstance(self.messages[last], AssistantMessage)
             ):
                 parent = last
             else:
@@ -219,10 +221,13 @@ class RunReducer:
             self._warn(f"tool call {tcid} ({info.name}): arguments are not valid JSON")
         except RecursionError:
             self._warn(f"tool call {tcid} ({info.name}): arguments nested too deeply")
-        self.tool_calls[tcid] = replace(info, arguments_text=text, arguments=arguments, status="called")
-        self._attach_call(info.parent_message_id or tcid, ToolCall(
-            id=tcid, function=FunctionCall(name=info.name, arguments=text)
-        ))
+        self.tool_calls[tcid] = replace(
+            info, arguments_text=text, arguments=arguments, status="called"
+        )
+        self._attach_call(
+            info.parent_message_id or tcid,
+            ToolCall(id=tcid, function=FunctionCall(name=info.name, arguments=text)),
+        )
 
     def _attach_call(self, parent_id: str, call: ToolCall) -> None:
         parent = self.messages.get(parent_id)
@@ -258,13 +263,17 @@ class RunReducer:
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
             self._warn(f"STATE_DELTA not applied, state kept as it was: {exc}")
         except (TypeError, KeyError, IndexError, AttributeError) as exc:
-            self._warn(f"STATE_DELTA not applied, state kept as it was: {type(exc).__name__}: {exc}")
+            self._warn(
+                f"STATE_DELTA not applied, state kept as it was: {type(exc).__name__}: {exc}"
+            )
 
     def _messages_snapshot(self, event: Any) -> None:
         for message in event.messages:
             self._text.pop(message.id, None)
+            if self.messages.get(message.id) != message:
+                # Restated history the thread already holds is not "produced by this run".
+                self.touched[message.id] = None
             self.messages[message.id] = message
-            self.touched[message.id] = None
             if isinstance(message, AssistantMessage):
                 for call in message.tool_calls or ():
                     self._learn_call(call, message.id)

@@ -86,8 +86,8 @@ class RunResult:
             extra = f", interrupts=[{names}]"
         text = self.text
         if text:
-            extra += f", text={text[:60] + ('...' if len(text) > 60 else '')!r}"
-        return f"RunResult(outcome={self.outcome!r}{extra})"
+            extra += f", text={text[:200] + ('...' if len(text) > 200 else '')!r}"
+        return f"{type(self).__name__}(outcome={self.outcome!r}{extra})"
 
 
 @dataclass
@@ -233,7 +233,9 @@ class Thread:
         reissued_ids = {i.id for i in reducer.interrupts} & self._answered if run.resume else set()
         pending = [
             PendingInterrupt.from_wire(
-                i, run_id=reducer.run_id or run.run_id, tool_calls=reducer.tool_calls,
+                i,
+                run_id=reducer.run_id or run.run_id,
+                tool_calls=reducer.tool_calls,
                 reissued=i.id in reissued_ids,
             )
             for i in reducer.interrupts
@@ -249,9 +251,13 @@ class Thread:
         self._snapshot = reducer.snapshot()
         self._pending = pending
         self._last_run_id = reducer.run_id or run.run_id
-        outcome: Outcome = reducer.outcome if reducer.outcome in ("interrupt", "cancelled") else "success"  # type: ignore[assignment]
+        outcome: Outcome = (
+            reducer.outcome if reducer.outcome in ("interrupt", "cancelled") else "success"
+        )  # type: ignore[assignment]
         record.status = outcome
-        touched = [self._snapshot.messages[m] for m in reducer.touched if m in self._snapshot.messages]
+        touched = [
+            self._snapshot.messages[m] for m in reducer.touched if m in self._snapshot.messages
+        ]
         return RunResult(
             outcome=outcome,
             thread_id=self.id,
@@ -387,7 +393,9 @@ class RunStream:
             kind="resume" if self.resume else "run",
             parent_run_id=thread._last_run_id,
             started_at=datetime.now(timezone.utc),
-            resume=[e.model_dump(mode="json", by_alias=True, exclude_none=True) for e in self.resume],
+            resume=[
+                e.model_dump(mode="json", by_alias=True, exclude_none=True) for e in self.resume
+            ],
             warnings=list(self._notes),
         )
         self.record = record
@@ -398,16 +406,17 @@ class RunStream:
         self.reducer = reducer
         decoder = SSEStreamDecoder(max_event_bytes=agent.max_event_bytes)
         parser = EventParser(record.warnings.append)
-        verifier = OrderVerifier()
+        verifier = OrderVerifier(thread._snapshot.tool_calls, record.warnings.append)
         keep = agent.max_events_kept
         events = self.events
         last_type: str | None = None
         idle_limit = agent.idle_timeout
         last_event_at = time.monotonic()
 
-        def handle(etype: str, event: BaseModel) -> None:
+        def handle(etype: str, event: BaseModel) -> bool:
             nonlocal last_type
-            verifier.check(etype, event, parser.index)
+            if not verifier.check(etype, event, parser.index):
+                return False
             reducer.apply(etype, event)
             last_type = etype
             record.event_count += 1
@@ -416,6 +425,7 @@ class RunStream:
             elif len(events) == keep:
                 record.warnings.append(f"kept the first {keep} events of this run only")
                 events.append(event)  # one sentinel past the cap so the warning fires once
+            return True
 
         try:
             body = json.dumps(self.request_body(), separators=(",", ":")).encode()
@@ -425,9 +435,9 @@ class RunStream:
                         for message in decoder.feed(chunk):
                             for event in parser.parse(message.data):
                                 etype = type_of(event)
-                                handle(etype, event)
-                                last_event_at = time.monotonic()
-                                yield event
+                                if handle(etype, event):
+                                    last_event_at = time.monotonic()
+                                    yield event
                         if verifier.phase == "failed":
                             break  # after RUN_ERROR only a new run may follow; nothing to wait for
                         if idle_limit is not None and time.monotonic() - last_event_at > idle_limit:
@@ -437,9 +447,8 @@ class RunStream:
                             )
                     for message in decoder.close():
                         for event in parser.parse(message.data):
-                            etype = type_of(event)
-                            handle(etype, event)
-                            yield event
+                            if handle(type_of(event), event):
+                                yield event
                 except ConnectionDropped as exc:
                     if verifier.phase != "finished":
                         raise TruncatedRunError(
@@ -475,7 +484,9 @@ class RunStream:
                 raise aborted from None
             raise
         except GeneratorExit:
-            self._fail(record, reducer, RunAborted("the run was closed before it finished"), "aborted")
+            self._fail(
+                record, reducer, RunAborted("the run was closed before it finished"), "aborted"
+            )
             raise
         except TruncatedRunError as exc:
             self._fail(record, reducer, exc, "truncated")
@@ -497,9 +508,7 @@ class RunStream:
             status = "aborted"
         record.status = status
         record.error = error
-        record.delivered = [
-            reducer.messages[m] for m in reducer.touched if m in reducer.messages
-        ]
+        record.delivered = [reducer.messages[m] for m in reducer.touched if m in reducer.messages]
         self._error = error
 
 

@@ -34,20 +34,25 @@ _CONTINUERS = {
 class OrderVerifier:
     """Feed every event (after chunk expansion) in order; raises on the first violation."""
 
-    def __init__(self) -> None:
+    def __init__(self, known_tool_calls: object = (), warn: object = None) -> None:
         self.phase = "init"  # init | active | finished | failed
+        # Tolerance for servers that close, again, a tool call the thread already holds
+        # (Microsoft Agent Framework does after mixed decisions): dropped with a warning.
+        self._known_calls = known_tool_calls
+        self._warn = warn
         self._open: dict[tuple[str, str], None] = {}
         self.runs_started = 0
 
-    def check(self, etype: str, event: object, index: int) -> None:
+    def check(self, etype: str, event: object, index: int) -> bool:
+        """Raise on a violation; return False for an event to drop (tolerated, warned)."""
         phase = self.phase
         if phase != "active":
             if etype == "RUN_STARTED":
                 self._start()
-                return
+                return True
             if etype == "RUN_ERROR" and phase in ("init", "finished"):
                 self.phase = "failed"  # a failure before the run began, or a late failure
-                return
+                return True
             if phase == "init":
                 raise ProtocolError(
                     f"the stream must begin with RUN_STARTED or RUN_ERROR, not {etype}",
@@ -60,14 +65,24 @@ class OrderVerifier:
             kind, attr, closes = _CONTINUERS[etype]
             key = (kind, getattr(event, attr))
             if key not in self._open:
-                raise ProtocolError(f"{etype} for a {kind} that is not open: {key[1]!r}", event_index=index)
+                if etype == "TOOL_CALL_END" and key[1] in self._known_calls:  # type: ignore[operator]
+                    if callable(self._warn):
+                        self._warn(
+                            f"ignored TOOL_CALL_END for tool call {key[1]!r}, already closed"
+                        )
+                    return False
+                raise ProtocolError(
+                    f"{etype} for a {kind} that is not open: {key[1]!r}", event_index=index
+                )
             if closes:
                 del self._open[key]
         elif etype in _OPENERS:
             kind, attr = _OPENERS[etype]
             key = (kind, getattr(event, attr))
             if key in self._open:
-                raise ProtocolError(f"{etype} for a {kind} already open: {key[1]!r}", event_index=index)
+                raise ProtocolError(
+                    f"{etype} for a {kind} already open: {key[1]!r}", event_index=index
+                )
             self._open[key] = None
         elif etype == "RUN_FINISHED":
             if self._open:
@@ -79,6 +94,7 @@ class OrderVerifier:
             self.phase = "failed"
         elif etype == "RUN_STARTED":
             raise ProtocolError("RUN_STARTED while a run is active", event_index=index)
+        return True
 
     def _start(self) -> None:
         self.phase = "active"

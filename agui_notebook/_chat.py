@@ -1,0 +1,540 @@
+"""Chat: a thread with a live view, where a click (or a policy) answers an interrupt in-cell.
+
+``await chat.send(text)`` streams the run into a :class:`ChatView` shown in the current cell. When
+the run ends on interrupts, a card asks for a decision; the same coroutine awaits it, sends the
+resume on the same thread and keeps streaming, so the question, the click, the continuation and
+the final answer all stay in the one cell. Who decides, in order:
+
+1. "always allow <tool>" rules chosen on earlier cards in this chat;
+2. the chat's policy (``agent.chat(policy=...)`` or ``AGUI_NOTEBOOK_POLICY``);
+3. a person, clicking on the card; the wait ends at ``timeout`` with ``on_timeout``.
+
+A decision goes out once: the card leaves "pending" on the loop thread before the resume is sent,
+so a second click, a second view or a late click gets a refusal ack, and a thread never has two
+runs in flight (ThreadBusy). A failed resume leaves the interrupts pending (see _thread.py); the
+card shows the error and a Retry that re-sends the same decision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from ._decisions import Decision, Decisions, answer, approve, build_resume, cancel, edit, reject
+from ._errors import AGUIError, ResumeRefused
+from ._events import type_of
+from ._interrupts import PendingInterrupt
+from ._items import ItemList, card_interrupt, summarize_arguments
+from ._thread import RunResult, RunStream, Thread
+from ._waiting import call_in_loop, current_cell_id, kernel_support
+from ._widgets import ChatView, DecideMessage, FrontDecision, RetryMessage
+from .policies import Policy, from_env
+
+__all__ = ["Chat", "ChatResult", "InterruptReissued"]
+
+TimeoutDefault = Literal["cancel", "reject"]
+
+
+class InterruptReissued(AGUIError):
+    """The server raised again an interrupt that was already answered; an automatic decision
+    would loop, so the chat stops and says so (a person can still decide on the card)."""
+
+
+@dataclass(frozen=True)
+class ChatResult(RunResult):
+    """A chat turn's final result, with the decisions taken on the way."""
+
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        lines = [super().__repr__()]
+        for record in self.decisions:
+            lines.append("  " + audit_line(record))
+        return "\n".join(lines)
+
+
+def audit_line(record: dict[str, Any]) -> str:
+    """One decision as deterministic text: ``transfer_money(amount=500) -> approve (by you)``."""
+    subject = record.get("tool") or record.get("reason") or "interrupt"
+    call = f"{subject}({summarize_arguments(record.get('arguments'), 80)})"
+    decision = record["decision"]
+    if record.get("editedArguments") is not None:
+        decision += f" {summarize_arguments(record['editedArguments'], 80)}"
+    if record.get("rejectReason"):
+        decision += f" {record['rejectReason']!r}"
+    return (
+        f"{call} -> {decision} (by {record['decidedBy']}) => {record.get('outcome') or 'pending'}"
+    )
+
+
+@dataclass
+class _Card:
+    id: str
+    view: ChatView
+    items: ItemList
+    interrupts: list[PendingInterrupt]
+    status: str = "pending"
+    decisions: dict[str, Decision] | None = None
+    decided_by: str | None = None
+    waiter: asyncio.Future[Any] | None = None
+    accepting: Literal["decide", "retry", None] = None
+    always_allow: list[str] = field(default_factory=list)
+
+
+class Chat:
+    """A thread with a live view in the notebook.
+
+    >>> chat = agent.chat()                                   # doctest: +SKIP
+    >>> await chat.send("Transfer $500 from 1234567890 to 0987654321")   # doctest: +SKIP
+
+    ``policy`` decides without a person (see :mod:`agui_notebook.policies`); by default the
+    ``AGUI_NOTEBOOK_POLICY`` environment variable's, else a person. ``timeout`` bounds every wait
+    for a person (seconds); then ``on_timeout`` ("cancel" or "reject") applies, and says so.
+    """
+
+    def __init__(
+        self,
+        thread: Thread,
+        *,
+        policy: Policy | None = None,
+        timeout: float = 600.0,
+        on_timeout: TimeoutDefault = "cancel",
+        display: bool = True,
+    ) -> None:
+        if on_timeout not in ("cancel", "reject"):
+            raise ValueError("on_timeout must be 'cancel' or 'reject'")
+        self.thread = thread
+        self.policy = policy if policy is not None else from_env()
+        self.timeout = timeout
+        self.on_timeout: TimeoutDefault = on_timeout
+        self.display = display
+        #: Tools a person chose to always allow in this chat.
+        self.always_allow: set[str] = set()
+        #: Every decision taken in this chat, as plain records.
+        self.audit: list[dict[str, Any]] = []
+        self.views: list[ChatView] = []
+        self._cards: dict[str, _Card] = {}
+        self._card_count = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._view_cell: str | None = None
+        self._reissue_counts: dict[str, int] = {}
+
+    def __repr__(self) -> str:
+        policy = f", policy={self.policy.name!r}" if self.policy else ""
+        return f"Chat(turns={len(self.views)}{policy})"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        view = self.views[-1] if self.views else self._new_view(show=False)
+        return view._repr_mimebundle_(**kwargs)
+
+    @property
+    def view(self) -> ChatView | None:
+        """The view of the latest turn."""
+        return self.views[-1] if self.views else None
+
+    # -- the turn -------------------------------------------------------------------------
+
+    async def send(self, message: Any, **options: Any) -> ChatResult:
+        """Send ``message``, answer interrupts as they come, and return the final result."""
+        self._loop = asyncio.get_running_loop()
+        view = self._view_for_this_cell()
+        items: ItemList = view.item_list
+        if isinstance(message, str):
+            items.add_user(message)
+        start = len(self.audit)
+        result = await self._stream(view, self.thread.stream(message, **options))
+        while result.outcome == "interrupt":
+            result = await self._settle(view, result.interrupts)
+        view.status = "idle"
+        return ChatResult(**_fields(result), decisions=self.audit[start:])
+
+    async def _stream(self, view: ChatView, run: RunStream) -> RunResult:
+        items: ItemList = view.item_list
+        view.status = "sending" if run.resume else "running"
+        try:
+            async with run:
+                async for event in run:
+                    etype = type_of(event)
+                    items.apply(etype, event)
+                    if items.dirty or etype.startswith("STATE"):
+                        self._push(view, run.reducer.state if run.reducer else None)
+        except AGUIError as exc:
+            if not isinstance(exc, ResumeRefused):
+                items.add_error(_title(exc), str(exc), exc.hint)
+                view.status = "error"
+            self._push(view, view.state, force=True)
+            raise
+        except asyncio.CancelledError:
+            items.add_notice("The run was aborted.")
+            view.status = "idle"
+            self._push(view, view.state, force=True)
+            raise
+        self._push(view, run.result.state, force=True)
+        return run.result
+
+    def _push(self, view: ChatView, state: Any, *, force: bool = False) -> None:
+        """Send the view's items, coalesced to at most 30 pushes a second."""
+        items: ItemList = view.item_list
+        view.pending_state = state
+        if not (force or items.dirty):
+            return
+        if view.push(items.snapshot(), state, force=force):
+            return
+        # Too soon: a trailing push makes sure the last update shows even if the stream pauses.
+        if not view.flush_scheduled and self._loop is not None:
+            view.flush_scheduled = True
+            self._loop.call_later(1.0 / view.max_updates_per_second, self._flush, view)
+
+    def _flush(self, view: ChatView) -> None:
+        view.flush_scheduled = False
+        if view.item_list.dirty:
+            view.push(view.item_list.snapshot(), view.pending_state, force=True)
+
+    # -- deciding -------------------------------------------------------------------------
+
+    async def _settle(self, view: ChatView, interrupts: list[PendingInterrupt]) -> RunResult:
+        card = self._new_card(view, interrupts)
+        decisions, decided_by = await self._decide(card)
+        while True:
+            self._record_decisions(card, decisions, decided_by)
+            try:
+                result = await self._stream(view, self.thread.stream(resume=decisions))
+            except ResumeRefused as exc:
+                self._set_outcome(card, f"refused: {exc}")
+                if decided_by != "you":
+                    self._card_state(card, status="failed", error=("Not sent", str(exc)))
+                    raise
+                # A person's decision the client refused (e.g. it expired): nothing was sent.
+                self._card_state(card, status="pending", error=("Not sent", str(exc)))
+                decisions, decided_by = await self._wait_for_person(card)
+                continue
+            except AGUIError as exc:
+                self._set_outcome(card, f"failed: {type(exc).__name__}")
+                self._card_state(card, status="failed", error=(_title(exc), str(exc)))
+                if decided_by != "you":
+                    raise
+                retry = await self._wait(card, "retry")
+                if retry is None:
+                    raise
+                if isinstance(retry, tuple):  # a new decision instead of a retry
+                    decisions, decided_by = retry
+                continue
+            self._set_outcome(card, result.outcome)
+            self._card_state(card, status="done", error=None)
+            self._mark_tools(card, decisions)
+            return result
+
+    async def _decide(self, card: _Card) -> tuple[dict[str, Decision], str]:
+        by_rule = {
+            i.id: approve()
+            for i in card.interrupts
+            if i.tool_name and i.tool_name in self.always_allow
+        }
+        if len(by_rule) == len(card.interrupts):
+            names = sorted({i.tool_name or "" for i in card.interrupts})
+            return self._auto(card, by_rule, f"rule: always allow {', '.join(names)}")
+        if self.policy is not None:
+            decided: dict[str, Decision] = dict(by_rule)
+            for interrupt in card.interrupts:
+                if interrupt.id in decided:
+                    continue
+                decision = self.policy.decide(interrupt)
+                if decision is None:
+                    break
+                decided[interrupt.id] = decision
+            else:
+                return self._auto(card, decided, f"policy: {self.policy.name}")
+        return await self._wait_for_person(card)
+
+    def _auto(
+        self, card: _Card, decisions: dict[str, Decision], decided_by: str
+    ) -> tuple[dict[str, Decision], str]:
+        for interrupt in card.interrupts:
+            if interrupt.reissued:
+                count = self._reissue_counts.get(interrupt.id, 0) + 1
+                self._reissue_counts[interrupt.id] = count
+                message = (
+                    f"the server raised interrupt {interrupt.id} "
+                    f"({interrupt.tool_name or interrupt.reason}) again after it was answered; "
+                    f"not answering it automatically again ({decided_by}) to avoid a loop"
+                )
+                self._card_state(card, status="failed", error=("Interrupt raised again", message))
+                raise InterruptReissued(message)
+        return decisions, decided_by
+
+    async def _wait_for_person(self, card: _Card) -> tuple[dict[str, Decision], str]:
+        got = await self._wait(card, "decide")
+        if got is None:
+            default: Decision = (
+                cancel() if self.on_timeout == "cancel" else reject("no answer in time")
+            )
+            return (
+                {i.id: default for i in card.interrupts},
+                f"timeout: {self.on_timeout} after {self.timeout:g} s",
+            )
+        assert isinstance(got, tuple)
+        return got
+
+    async def _wait(self, card: _Card, kind: Literal["decide", "retry"]) -> Any:
+        """Wait for the card's click; None at the timeout. The handler resolves it thread-safely."""
+        loop = asyncio.get_running_loop()
+        card.waiter = loop.create_future()
+        card.accepting = kind
+        self._card_state(card, status="pending" if kind == "decide" else "failed")
+        card.view.status = "waiting"
+        try:
+            return await asyncio.wait_for(card.waiter, self.timeout)
+        except asyncio.TimeoutError:
+            return None
+        finally:
+            card.accepting = None
+            card.waiter = None
+
+    # -- messages from the front end (delivered on the loop thread) ------------------------
+
+    def _on_front_message(self, view: ChatView, message: DecideMessage | RetryMessage) -> None:
+        loop = self._loop
+        if loop is None:
+            view.ack(message.requestId, accepted=False, error="nothing is waiting for a decision")
+            return
+        call_in_loop(loop, self._handle_front_message, view, message)
+
+    def _handle_front_message(self, view: ChatView, message: DecideMessage | RetryMessage) -> None:
+        card = self._cards.get(message.card)
+        if card is None:
+            view.ack(message.requestId, accepted=False, error="unknown card")
+            return
+        waiter = card.waiter
+        if waiter is None or waiter.done() or card.accepting is None:
+            view.ack(message.requestId, accepted=False, error=f"already {card.status}")
+            return
+        if isinstance(message, RetryMessage):
+            if card.accepting != "retry":
+                view.ack(message.requestId, accepted=False, error="nothing to retry")
+                return
+            card.accepting = None
+            self._card_state(card, status="sending", error=None)
+            waiter.set_result("retry")
+            view.ack(message.requestId, accepted=True)
+            return
+        try:
+            decisions = self._decisions_from(card, message.decisions)
+        except ValueError as exc:
+            view.ack(message.requestId, accepted=False, error=str(exc))
+            return
+        card.accepting = None
+        for tool in message.alwaysAllow:
+            if any(i.tool_name == tool for i in card.interrupts):
+                self.always_allow.add(tool)
+                card.always_allow.append(tool)
+        self._card_state(card, status="sending", error=None)
+        waiter.set_result((decisions, "you"))
+        view.ack(message.requestId, accepted=True)
+
+    def _decisions_from(self, card: _Card, raw: dict[str, FrontDecision]) -> dict[str, Decision]:
+        ids = [i.id for i in card.interrupts]
+        missing = [i for i in ids if i not in raw]
+        unknown = [k for k in raw if k not in ids]
+        if missing or unknown:
+            raise ValueError(
+                f"decide every interrupt of the card (missing {missing}, unknown {unknown})"
+            )
+        out: dict[str, Decision] = {}
+        for interrupt_id, d in raw.items():
+            if d.action == "approve":
+                out[interrupt_id] = approve()
+            elif d.action == "reject":
+                out[interrupt_id] = reject(d.reason or None)
+            elif d.action == "cancel":
+                out[interrupt_id] = cancel()
+            elif d.action == "edit":
+                if not d.args:
+                    raise ValueError("an edit needs the edited arguments")
+                out[interrupt_id] = edit(d.args)
+            else:
+                out[interrupt_id] = answer(d.payload)
+        return out
+
+    # -- cards, views, audit --------------------------------------------------------------
+
+    def _view_for_this_cell(self) -> ChatView:
+        cell = current_cell_id()
+        if self.views and (cell is None or cell == self._view_cell):
+            return self.views[-1]
+        view = self._new_view(show=self.display)
+        self._view_cell = cell
+        return view
+
+    def _new_view(self, *, show: bool) -> ChatView:
+        view = ChatView(on_message=self._on_front_message)
+        self.views.append(view)
+        if show and kernel_support().in_kernel:
+            from IPython.display import display
+
+            display(view)
+        return view
+
+    def _new_card(self, view: ChatView, interrupts: list[PendingInterrupt]) -> _Card:
+        self._card_count += 1
+        card = _Card(
+            id=f"card-{self._card_count}", view=view, items=view.item_list, interrupts=interrupts
+        )
+        self._cards[card.id] = card
+        for interrupt in interrupts:
+            card.items.mark_tool(interrupt.tool_call_id, "awaiting")
+        support = kernel_support()
+        note = (
+            None
+            if support.can_wait
+            else (
+                f"This kernel cannot wait for a click inside the cell ({support.detail}); "
+                "the card's decision applies after the cell ends."
+            )
+        )
+        card.items.put(
+            {
+                "kind": "card",
+                "id": card.id,
+                "status": "pending",
+                "interrupts": [card_interrupt(i, None) for i in interrupts],
+                "decisions": None,
+                "decidedBy": None,
+                "error": None,
+                "note": note,
+                "timeoutAt": None,
+                "timeoutDefault": self.on_timeout,
+            }
+        )
+        self._push(view, view.state, force=True)
+        return card
+
+    def _card_state(
+        self, card: _Card, *, status: str, error: tuple[str, str] | Literal[False] | None = False
+    ) -> None:
+        card.status = status
+        changes: dict[str, Any] = {"status": status}
+        if error is not False:
+            changes["error"] = None if error is None else {"title": error[0], "message": error[1]}
+        if status == "pending" and card.accepting is not None:
+            timeout_at = datetime.now(timezone.utc).timestamp() + self.timeout
+            changes["timeoutAt"] = datetime.fromtimestamp(timeout_at, timezone.utc).isoformat()
+        if card.decisions is not None:
+            changes["decisions"] = {k: _decision_json(v) for k, v in card.decisions.items()}
+            changes["decidedBy"] = card.decided_by
+        card.items.update(card.id, **changes)
+        self._push(card.view, card.view.state, force=True)
+
+    def _record_decisions(
+        self, card: _Card, decisions: dict[str, Decision], decided_by: str
+    ) -> None:
+        card.decisions = decisions
+        card.decided_by = decided_by
+        now = datetime.now(timezone.utc).isoformat()
+        for interrupt in card.interrupts:
+            decision = decisions[interrupt.id]
+            record = {
+                "card": card.id,
+                "interrupt": interrupt.id,
+                "tool": interrupt.tool_name,
+                "reason": interrupt.reason,
+                "arguments": interrupt.arguments,
+                "decision": decision.kind,
+                "editedArguments": dict(decision.arguments) if decision.arguments else None,
+                "rejectReason": decision.reason,
+                "payload": decision.payload,
+                "decidedBy": decided_by,
+                "decidedAt": now,
+                "outcome": None,
+            }
+            # A retried or re-decided card replaces its earlier records.
+            self.audit = [
+                r
+                for r in self.audit
+                if not (r["card"] == card.id and r["interrupt"] == interrupt.id)
+            ]
+            self.audit.append(record)
+        self._sync_audit(card.view)
+        self._card_state(card, status="sending")
+
+    def _set_outcome(self, card: _Card, outcome: str) -> None:
+        for record in self.audit:
+            if record["card"] == card.id:
+                record["outcome"] = outcome
+        self._sync_audit(card.view)
+
+    def _sync_audit(self, view: ChatView) -> None:
+        view.audit = [dict(r) for r in self.audit if self._cards[r["card"]].view is view]
+
+    def _mark_tools(self, card: _Card, decisions: dict[str, Decision]) -> None:
+        for interrupt in card.interrupts:
+            kind = decisions[interrupt.id].kind
+            item = (
+                card.items.get(f"tool:{interrupt.tool_call_id}") if interrupt.tool_call_id else None
+            )
+            if item is not None and item.get("status") != "done":
+                status = {"reject": "rejected", "cancel": "cancelled"}.get(kind, item.get("status"))
+                card.items.mark_tool(interrupt.tool_call_id, str(status))
+        self._push(card.view, card.view.state, force=True)
+
+    # -- conveniences ---------------------------------------------------------------------
+
+    def audit_text(self) -> str:
+        """The audit log as deterministic text lines (no times, no ids)."""
+        return "\n".join(audit_line(r) for r in self.audit)
+
+    async def resume(self, decisions: Decisions) -> ChatResult:
+        """Answer the thread's pending interrupts in code, streaming into the latest view."""
+        self._loop = asyncio.get_running_loop()
+        pending = self.thread.pending
+        build_resume(pending, decisions)  # refuse before showing anything
+        by_id: dict[str, Decision] = (
+            {pending[0].id: decisions} if isinstance(decisions, Decision) else dict(decisions)
+        )
+        view = self._view_for_this_cell()
+        card = self._new_card(view, pending)
+        start = len(self.audit)
+        self._record_decisions(card, by_id, "you")
+        result = await self._stream(view, self.thread.stream(resume=decisions))
+        self._set_outcome(card, result.outcome)
+        self._card_state(card, status="done", error=None)
+        while result.outcome == "interrupt":
+            result = await self._settle(view, result.interrupts)
+        return ChatResult(**_fields(result), decisions=self.audit[start:])
+
+
+def _fields(result: RunResult) -> dict[str, Any]:
+    return {
+        "outcome": result.outcome,
+        "thread_id": result.thread_id,
+        "run_id": result.run_id,
+        "interrupts": result.interrupts,
+        "messages": result.messages,
+        "state": result.state,
+        "events": result.events,
+        "warnings": result.warnings,
+        "pending_tool_call_ids": result.pending_tool_call_ids,
+        "result": result.result,
+    }
+
+
+def _decision_json(decision: Decision) -> dict[str, Any]:
+    return {
+        "action": decision.kind,
+        "reason": decision.reason,
+        "args": dict(decision.arguments) if decision.arguments else None,
+        "payload": decision.payload,
+    }
+
+
+def _title(exc: BaseException) -> str:
+    return {
+        "HTTPStatusError": "The server answered with an error",
+        "ConnectError": "Cannot reach the agent",
+        "StreamTimeout": "The agent went silent",
+        "TruncatedRunError": "The run was cut off",
+        "ProtocolError": "The agent sent something invalid",
+        "RunError": "The agent reported an error",
+        "RunAborted": "Aborted",
+    }.get(type(exc).__name__, type(exc).__name__)

@@ -1,0 +1,127 @@
+"""The chat view widget: state for ``js/chat.js`` and validated messages from it.
+
+State flows Python -> JS through synced traits only; clicks flow JS -> Python as custom messages
+(``model.send``), never as trait writes (design/kernel-waiting.md: trait writes while a cell
+awaits desynchronise ipywidgets' throttle on ipykernel 7.4). Every incoming message is validated
+with pydantic before anything acts on it, and answered with an ``ack`` matched by ``requestId``.
+The contract is docs/widget-protocol.md.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+import anywidget
+import traitlets
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from ._items import ItemList
+from ._static import chat_js_path
+
+__all__ = ["ChatView", "DecideMessage", "FrontDecision", "RetryMessage", "parse_front_message"]
+
+
+class _Msg(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FrontDecision(_Msg):
+    action: Literal["approve", "reject", "edit", "cancel", "answer"]
+    reason: str | None = None
+    args: dict[str, Any] | None = None
+    payload: Any = None
+
+
+class DecideMessage(_Msg):
+    type: Literal["decide"]
+    requestId: str = Field(min_length=1, max_length=200)
+    card: str
+    decisions: dict[str, FrontDecision]
+    alwaysAllow: list[str] = Field(default_factory=list)
+
+
+class RetryMessage(_Msg):
+    type: Literal["retry"]
+    requestId: str = Field(min_length=1, max_length=200)
+    card: str
+
+
+FrontMessage = Annotated[DecideMessage | RetryMessage, Field(discriminator="type")]
+_FRONT = TypeAdapter(FrontMessage)
+
+
+def parse_front_message(content: Any) -> DecideMessage | RetryMessage:
+    """Validate a message from the front end; raises ``ValueError`` with a readable reason."""
+    try:
+        return _FRONT.validate_python(content)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise ValueError(f"invalid message from the card ({loc}: {first['msg']})") from None
+
+
+class ChatView(anywidget.AnyWidget):  # type: ignore[misc]
+    """One turn of a chat, as it streams: messages, tool calls, cards, errors."""
+
+    _esm = chat_js_path()
+
+    items = traitlets.List([]).tag(sync=True)
+    """Display items in order (docs/widget-protocol.md)."""
+    state = traitlets.Any(None).tag(sync=True)
+    """The agent's shared state."""
+    status = traitlets.Unicode("idle").tag(sync=True)
+    """idle | running | waiting | sending | error."""
+    audit = traitlets.List([]).tag(sync=True)
+    """Decisions made in this turn (plain records; saved with the notebook's widget state)."""
+
+    #: At most this many state pushes per second while streaming (text deltas are coalesced).
+    max_updates_per_second = 30.0
+
+    def __init__(self, *, on_message: Callable[[ChatView, Any], None] | None = None) -> None:
+        super().__init__()
+        self._listener = on_message
+        self._last_push = 0.0
+        #: How many coalesced pushes of items/state were sent (bench/widget_traffic.py).
+        self.pushes = 0
+        self.item_list = ItemList()
+        self.pending_state: Any = None
+        self.flush_scheduled = False
+        self.on_msg(self._handle_custom_msg)
+
+    def __repr__(self) -> str:
+        # Deterministic (no ids, no addresses): nbval compares the text/plain of widget outputs.
+        return "ChatView()"
+
+    def _handle_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        # May run on a kernel subshell thread: validate here, act on the loop (the listener).
+        request_id = content.get("requestId") if isinstance(content, dict) else None
+        try:
+            message = parse_front_message(content)
+        except ValueError as exc:
+            self.ack(str(request_id or ""), accepted=False, error=str(exc))
+            return
+        if self._listener is None:
+            self.ack(message.requestId, accepted=False, error="this view is not waiting")
+            return
+        self._listener(self, message)
+
+    def ack(self, request_id: str, *, accepted: bool, error: str | None = None) -> None:
+        content: dict[str, Any] = {"type": "ack", "requestId": request_id, "accepted": accepted}
+        if error:
+            content["error"] = error
+        self.send(content)
+
+    def push(self, items: list[dict[str, Any]], state: Any, *, force: bool = False) -> bool:
+        """Send new items/state unless the last push was under 1/30 s ago (then returns False)."""
+        now = time.monotonic()
+        if not force and now - self._last_push < 1.0 / self.max_updates_per_second:
+            return False
+        self._last_push = now
+        with self.hold_sync():
+            self.items = items
+            if state is not self.state:
+                self.state = state
+        self.pushes += 1
+        return True
