@@ -1,0 +1,1969 @@
+// @ts-check
+/**
+ * ChatView front end for agui_notebook: an anywidget module (AFM, `export default { render }`).
+ *
+ * ONE self-contained ES module: anywidget loads it as a blob (relative imports do not work) and
+ * the project works offline (no CDN), so there are no imports at all. Plain DOM + JSDoc types,
+ * type-checked with `tsc -p js/jsconfig.json`. Contract: docs/widget-protocol.md.
+ *
+ * Security: everything in `items`, `state` and `audit` is untrusted text. This file only builds
+ * DOM with createElement + textContent; it never uses innerHTML & co, and never sets href, src,
+ * style or on* attributes (the `h()` helper refuses them). Data only ever lands in text nodes,
+ * form control values, aria-label and data-* attributes.
+ *
+ * Stable hooks for browser tests (classes / attributes)
+ * ------------------------------------------------------
+ * Root                      .agui-chat
+ * Run status header         .agui-status[data-status=idle|running|waiting|sending|error]
+ *                           (.agui-spinner while running/sending)
+ * Item list                 .agui-items; each item .agui-item[data-kind=...][data-item-id=...]
+ *   user                    .agui-user
+ *   assistant               .agui-assistant (+ .agui-streaming while streaming)
+ *   reasoning               details.agui-reasoning (collapsed by default)
+ *   tool                    .agui-tool[data-status]; .agui-tool-name, .agui-badge[data-status],
+ *                           .agui-args (value tree or .agui-args-text), .agui-result
+ *   card                    .agui-card[data-status=pending|sending|done|failed][data-card-id]
+ *                           (data-status is the *effective* status: "sending" as soon as a click
+ *                           was sent, before Python reports it)
+ *   error                   .agui-error-item (.agui-error-title, .agui-error message, .agui-hint)
+ *   notice                  .agui-notice
+ *   unknown kind            .agui-unknown (shown as JSON text, never dropped)
+ * Inside a card
+ *   one per interrupt       .agui-interrupt[data-interrupt-id][data-mode=tool|form|free]
+ *                           (+ .agui-expired once its expiresAt has passed)
+ *   content                 .agui-tool-name, .agui-message, .agui-args, .agui-reissued
+ *   buttons                 button[data-action=approve|reject|edit|cancel|answer|edit-send|send|retry]
+ *                           approve/reject/edit/cancel: per interrupt (tool mode)
+ *                           answer: submit of a form / free answer
+ *                           edit-send: submit of the edit form (sends, or records on multi cards)
+ *                           send: "Send decisions" (cards with several interrupts)
+ *                           retry: after status "failed"
+ *   reason box              textarea.agui-reason (when canGiveReason)
+ *   always allow            input[type=checkbox].agui-always-allow (tool interrupts)
+ *   edit form               .agui-edit > (.agui-form | textarea.agui-json), .agui-diff,
+ *                           ul.agui-form-errors.agui-error
+ *   answer form             .agui-answer-form > (.agui-form | textarea.agui-free), ...
+ *   form fields             .agui-field[data-path], .agui-field-error (.agui-error)
+ *   countdowns              .agui-countdown.agui-expiry (aria-live=polite),
+ *                           .agui-countdown.agui-timeout (timeoutAt/timeoutDefault)
+ *   multi-card choice       .agui-choice; recorded decision (done/failed): .agui-decision
+ *   card status line        .agui-card-status ("sending…", "done", "failed", "1 of 2 decided")
+ *   errors                  .agui-error.agui-card-error (status failed), .agui-error.agui-ack-error
+ *   note                    .agui-note
+ * Collapsed sections        details.agui-state, details.agui-audit (table.agui-audit-table)
+ * Value trees               .agui-tree, table.agui-kv; clipped text .agui-longtext with
+ *                           .agui-clip-note ("… N more characters hidden") and button.agui-more
+ *
+ * Messages JS -> Python (model.send; never trait writes, see design/kernel-waiting.md)
+ *   {type: "decide", requestId, card, decisions: {interruptId: {action, reason?, args?, payload?}},
+ *    alwaysAllow?: [toolName]}     alwaysAllow only lists tools whose decision is approve or edit
+ *   {type: "retry", requestId, card}
+ * Messages Python -> JS (msg:custom)
+ *   {type: "ack", requestId, accepted, error?}
+ */
+
+/** Characters of a string shown before "show more". */
+const CLIP_CHARS = 400;
+/** Lines of a string shown before "show more". */
+const CLIP_LINES = 12;
+/** Entries of an object/array shown before "show N more". */
+const CLIP_ENTRIES = 50;
+/** Deeper values are shown as JSON text instead of nested tables. */
+const MAX_DEPTH = 64;
+/** Attributes never set by this module: data must not become URLs, styles or handlers. */
+const FORBIDDEN_ATTR = /^(?:on|src|href$|style$|action$|formaction$|xlink:href$|background$|poster$)/i;
+
+/**
+ * @typedef {{
+ *   get(name: string): any,
+ *   on(event: string, callback: (...args: any[]) => void): void,
+ *   off(event?: string | null, callback?: ((...args: any[]) => void) | null): void,
+ *   send(content: any, callbacks?: any, buffers?: any[]): void,
+ * }} Model
+ */
+/** @typedef {"approve" | "reject" | "edit" | "cancel" | "answer"} Action */
+/** @typedef {{action: Action, reason?: string, args?: unknown, payload?: unknown}} Decision */
+/** @typedef {{path: string, message: string}} Problem */
+/** @typedef {{expanded: Set<string>}} TreeState */
+/** @typedef {{node: HTMLElement, kind: string, update(item: any): void, destroy(): void}} Entry */
+/** @typedef {{value: unknown, omit: boolean, problems: Problem[]}} Reading */
+/** @typedef {{node: HTMLElement, read(): Reading}} Field */
+/**
+ * @typedef {{
+ *   ticker: Ticker,
+ *   send(msg: {type: string, requestId: string, [k: string]: unknown}, owner: {handleAck(msg: any): void}): void,
+ * }} Env
+ */
+/** @typedef {ReturnType<typeof createTicker>} Ticker */
+
+// ---------------------------------------------------------------------------------------------
+// Small DOM and value helpers
+// ---------------------------------------------------------------------------------------------
+
+let uidCounter = 0;
+/** @param {string} prefix */
+function nextId(prefix) {
+  uidCounter += 1;
+  return `${prefix}-${uidCounter}`;
+}
+
+/** A unique id for each JS -> Python message. */
+function newRequestId() {
+  const c = globalThis.crypto;
+  if (c && typeof c.randomUUID === "function") return c.randomUUID();
+  uidCounter += 1;
+  return `req-${Date.now().toString(36)}-${uidCounter}-${Math.random().toString(36).slice(2)}`;
+}
+
+/**
+ * Create an element. Text goes through textContent / text nodes only.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {{cls?: string, text?: string, attrs?: Record<string, string>, data?: Record<string, string>}} [opts]
+ * @param {Array<Node | string | null | undefined | false>} [children]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+function h(tag, opts = {}, children = []) {
+  const node = document.createElement(tag);
+  if (opts.cls) node.className = opts.cls;
+  if (opts.text !== undefined) node.textContent = opts.text;
+  if (opts.attrs) for (const [k, v] of Object.entries(opts.attrs)) setAttr(node, k, v);
+  if (opts.data) for (const [k, v] of Object.entries(opts.data)) node.setAttribute(`data-${k}`, v);
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+
+/**
+ * @param {Element} node
+ * @param {string} name
+ * @param {string} value
+ */
+function setAttr(node, name, value) {
+  if (FORBIDDEN_ATTR.test(name)) throw new Error(`agui-chat: refusing to set the ${name} attribute`);
+  node.setAttribute(name, value);
+}
+
+/**
+ * @param {string} label
+ * @param {string | null} action  data-action value
+ * @param {string} [aria]         aria-label
+ * @param {string} [cls]
+ */
+function button(label, action, aria, cls) {
+  const b = h("button", { cls: `agui-btn${cls ? ` ${cls}` : ""}`, text: label, attrs: { type: "button" } });
+  if (action) b.setAttribute("data-action", action);
+  if (aria) b.setAttribute("aria-label", aria);
+  return b;
+}
+
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, any>}
+ */
+function isObj(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * JSON text for display; never throws.
+ * @param {unknown} v
+ * @param {number} [indent]
+ */
+function safeJson(v, indent) {
+  try {
+    const s = JSON.stringify(v, null, indent);
+    return s === undefined ? String(v) : s;
+  } catch (e) {
+    return `(cannot display this value: ${e instanceof Error ? e.message : String(e)})`;
+  }
+}
+
+/** @param {unknown} v */
+function asText(v) {
+  if (typeof v === "string") return v;
+  if (v === null || v === undefined) return "";
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  return safeJson(v);
+}
+
+/**
+ * @param {unknown} a
+ * @param {unknown} b
+ * @param {number} [depth]
+ * @returns {boolean}
+ */
+function deepEqual(a, b, depth = 0) {
+  if (a === b) return true;
+  if (depth > 200 || typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((x, i) => deepEqual(x, b[i], depth + 1));
+  }
+  const ao = /** @type {Record<string, unknown>} */ (a);
+  const bo = /** @type {Record<string, unknown>} */ (b);
+  const ak = Object.keys(ao);
+  const bk = Object.keys(bo);
+  return ak.length === bk.length && ak.every((k) => hasOwn(bo, k) && deepEqual(ao[k], bo[k], depth + 1));
+}
+
+/**
+ * @param {object} o
+ * @param {string} k
+ */
+function hasOwn(o, k) {
+  return Object.prototype.hasOwnProperty.call(o, k);
+}
+
+/**
+ * Set an own property even for keys like "__proto__" (data keys are untrusted).
+ * @param {Record<string, unknown>} o
+ * @param {string} k
+ * @param {unknown} v
+ */
+function setOwn(o, k, v) {
+  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+}
+
+/** @param {number} n */
+function fmtInt(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/** @param {number} n */
+function pad2(n) {
+  return String(n).padStart(2, "0");
+}
+
+/** @param {number} ms */
+function fmtRemaining(ms) {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  return hours > 0 ? `${hours}:${pad2(minutes)}:${pad2(seconds)}` : `${minutes}:${pad2(seconds)}`;
+}
+
+/** @param {number} ms  epoch ms, shown as local HH:MM:SS */
+function fmtClock(ms) {
+  const d = new Date(ms);
+  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+}
+
+/** @param {unknown} iso */
+function parseTime(iso) {
+  if (typeof iso !== "string" || !iso) return null;
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? t : null;
+}
+
+/** @param {string} base @param {string} key */
+function joinPath(base, key) {
+  return base ? `${base}.${key}` : key;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Countdown ticker: one setInterval per view, running only while something counts down
+// ---------------------------------------------------------------------------------------------
+
+function createTicker() {
+  /** @type {Set<() => void>} */
+  const fns = new Set();
+  /** @type {ReturnType<typeof setInterval> | null} */
+  let timer = null;
+  const tick = () => {
+    for (const fn of [...fns]) {
+      try {
+        fn();
+      } catch (e) {
+        console.error("agui-chat: countdown failed", e);
+      }
+    }
+  };
+  return {
+    /** @param {() => void} fn */
+    add(fn) {
+      fns.add(fn);
+      if (timer === null) timer = setInterval(tick, 1000);
+    },
+    /** @param {() => void} fn */
+    remove(fn) {
+      fns.delete(fn);
+      if (fns.size === 0 && timer !== null) {
+        clearInterval(timer);
+        timer = null;
+      }
+    },
+    stop() {
+      fns.clear();
+      if (timer !== null) clearInterval(timer);
+      timer = null;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Value trees and long text (nothing is clipped silently: clips say how much is hidden)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Where to clip a long text, or -1 when it is short enough.
+ * @param {string} text
+ */
+function clipPoint(text) {
+  let cut = text.length > CLIP_CHARS ? CLIP_CHARS : -1;
+  const scan = cut < 0 ? text.length : cut;
+  let lines = 0;
+  for (let i = 0; i < scan; i++) {
+    if (text.charCodeAt(i) === 10) {
+      lines += 1;
+      if (lines >= CLIP_LINES) {
+        cut = i;
+        break;
+      }
+    }
+  }
+  if (cut <= 0 || cut >= text.length) return -1;
+  const c = text.charCodeAt(cut - 1);
+  if (c >= 0xd800 && c <= 0xdbff) cut -= 1; // do not split a surrogate pair
+  return cut;
+}
+
+/**
+ * Pre-wrapped text with a "show more" toggle when long. The toggle state lives in `state`
+ * under `path`, so re-rendering keeps it.
+ * @param {string} text
+ * @param {TreeState} state
+ * @param {string} path
+ * @param {string} [cls]
+ */
+function longText(text, state, path, cls) {
+  const wrap = h("span", { cls: `agui-longtext${cls ? ` ${cls}` : ""}` });
+  const shown = h("span", { cls: "agui-text" });
+  wrap.append(shown);
+  const cut = clipPoint(text);
+  if (cut < 0) {
+    shown.textContent = text;
+    return wrap;
+  }
+  const hiddenChars = text.length - cut;
+  let hiddenLines = 0;
+  for (let i = cut; i < text.length; i++) if (text.charCodeAt(i) === 10) hiddenLines += 1;
+  const hiddenText =
+    `${fmtInt(hiddenChars)} more characters` + (hiddenLines > 0 ? ` (${fmtInt(hiddenLines)} more lines)` : "");
+  const note = h("span", { cls: "agui-clip-note" });
+  const more = button("", null, undefined, "agui-more agui-link");
+  wrap.append(note, " ", more);
+  const apply = () => {
+    const open = state.expanded.has(path);
+    shown.textContent = open ? text : text.slice(0, cut);
+    note.textContent = open ? "" : `… ${hiddenText} hidden`;
+    more.textContent = open ? "show less" : "show more";
+    more.setAttribute("aria-label", open ? "Show less" : `Show ${hiddenText}`);
+    more.setAttribute("aria-expanded", String(open));
+  };
+  more.addEventListener("click", () => {
+    if (state.expanded.has(path)) state.expanded.delete(path);
+    else state.expanded.add(path);
+    apply();
+  });
+  apply();
+  return wrap;
+}
+
+/**
+ * @param {unknown} value
+ * @param {TreeState} state
+ * @param {string} [cls]
+ */
+function renderTree(value, state, cls) {
+  const root = h("div", { cls: `agui-tree${cls ? ` ${cls}` : ""}` });
+  root.append(renderValue(value, state, "$", 0));
+  return root;
+}
+
+/**
+ * @param {unknown} value
+ * @param {TreeState} state
+ * @param {string} path
+ * @param {number} depth
+ * @returns {HTMLElement}
+ */
+function renderValue(value, state, path, depth) {
+  if (value === null) return h("span", { cls: "agui-v agui-v-null", text: "null" });
+  switch (typeof value) {
+    case "string":
+      return longText(value, state, path, "agui-v agui-v-string");
+    case "number":
+    case "bigint":
+      return h("span", { cls: "agui-v agui-v-number", text: String(value) });
+    case "boolean":
+      return h("span", { cls: "agui-v agui-v-boolean", text: String(value) });
+    case "undefined":
+      return h("span", { cls: "agui-v agui-v-null", text: "(none)" });
+    case "object":
+      break;
+    default:
+      return longText(String(value), state, path, "agui-v");
+  }
+  const obj = /** @type {object} */ (value);
+  if (depth >= MAX_DEPTH) {
+    return h("span", { cls: "agui-v agui-v-deep" }, [
+      h("span", { cls: "agui-clip-note", text: `(nested deeper than ${MAX_DEPTH} levels, shown as JSON) ` }),
+      longText(safeJson(obj), state, path, "agui-v-json"),
+    ]);
+  }
+  const isArray = Array.isArray(obj);
+  /** @type {Array<[string, unknown]>} */
+  const entries = isArray
+    ? /** @type {unknown[]} */ (obj).map((v, i) => /** @type {[string, unknown]} */ ([String(i), v]))
+    : Object.entries(obj);
+  if (entries.length === 0) return h("span", { cls: "agui-v agui-v-empty", text: isArray ? "[ ]" : "{ }" });
+  const body = h("tbody");
+  const table = h("table", { cls: `agui-kv${isArray ? " agui-kv-array" : ""}` }, [body]);
+  /** @param {number} from @param {number} to */
+  const addRows = (from, to) => {
+    for (let i = from; i < to; i++) {
+      const [k, v] = entries[i];
+      const th = h("th", { attrs: { scope: "row" }, cls: isArray ? "agui-index" : "agui-key", text: k });
+      body.append(h("tr", {}, [th, h("td", {}, [renderValue(v, state, `${path}/${JSON.stringify(k)}`, depth + 1)])]));
+    }
+  };
+  const moreKey = `${path}#more`;
+  if (entries.length <= CLIP_ENTRIES || state.expanded.has(moreKey)) {
+    addRows(0, entries.length);
+  } else {
+    addRows(0, CLIP_ENTRIES);
+    const rest = entries.length - CLIP_ENTRIES;
+    const what = isArray ? "items" : "keys";
+    const more = button(`show ${fmtInt(rest)} more ${what}`, null, undefined, "agui-more agui-link");
+    const row = h("tr", { cls: "agui-more-row" }, [
+      h("td", { attrs: { colspan: "2" } }, [h("span", { cls: "agui-clip-note", text: `… ${fmtInt(rest)} more ${what} hidden ` }), more]),
+    ]);
+    more.addEventListener("click", () => {
+      state.expanded.add(moreKey);
+      row.remove();
+      addRows(CLIP_ENTRIES, entries.length);
+    });
+    body.append(row);
+  }
+  return table;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON Schema subset: validation, forms, diffs
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The widget type of a schema (first non-null type).
+ * @param {unknown} schema
+ * @returns {string | undefined}
+ */
+function schemaType(schema) {
+  if (!isObj(schema)) return undefined;
+  const t = schema.type;
+  if (typeof t === "string") return t;
+  if (Array.isArray(t)) {
+    const first = t.find((x) => x !== "null");
+    return typeof first === "string" ? first : undefined;
+  }
+  if (isObj(schema.properties)) return "object";
+  return undefined;
+}
+
+/**
+ * @param {unknown} v
+ * @param {unknown} t
+ */
+function typeMatches(v, t) {
+  switch (t) {
+    case "string":
+      return typeof v === "string";
+    case "number":
+      return typeof v === "number" && Number.isFinite(v);
+    case "integer":
+      return typeof v === "number" && Number.isInteger(v);
+    case "boolean":
+      return typeof v === "boolean";
+    case "null":
+      return v === null;
+    case "object":
+      return isObj(v);
+    case "array":
+      return Array.isArray(v);
+    default:
+      return true;
+  }
+}
+
+/** @param {unknown} v */
+function describeType(v) {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "number") return Number.isInteger(v) ? "an integer" : "a number";
+  if (typeof v === "object") return "an object";
+  return `a ${typeof v}`;
+}
+
+/** @param {unknown} t */
+function withArticle(t) {
+  const s = String(t);
+  return /^[aeiou]/.test(s) ? `an ${s}` : `a ${s}`;
+}
+
+/** @param {string} s */
+function isIsoDate(s) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+/**
+ * Validate `value` against the supported JSON Schema subset: type, enum, const, required,
+ * properties, additionalProperties: false, items, min/max(Length|Items|imum), pattern, format date.
+ * @param {unknown} value
+ * @param {unknown} schema
+ * @param {string} path
+ * @param {Problem[]} out
+ * @param {number} [depth]
+ */
+function validate(value, schema, path, out, depth = 0) {
+  if (!isObj(schema) || depth > MAX_DEPTH) return;
+  const where = path || "the value";
+  if (Array.isArray(schema.enum) && !schema.enum.some((e) => deepEqual(e, value))) {
+    out.push({ path, message: `${where} must be one of ${schema.enum.map((e) => safeJson(e)).join(", ")}` });
+    return;
+  }
+  if (hasOwn(schema, "const") && !deepEqual(schema.const, value)) {
+    out.push({ path, message: `${where} must be ${safeJson(schema.const)}` });
+    return;
+  }
+  const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type : null;
+  if (types && !types.some((t) => typeMatches(value, t))) {
+    out.push({ path, message: `${where} must be ${types.map(withArticle).join(" or ")} (it is ${describeType(value)})` });
+    return;
+  }
+  if (typeof value === "string") {
+    const len = [...value].length;
+    if (typeof schema.minLength === "number" && len < schema.minLength)
+      out.push({ path, message: `${where} must have at least ${schema.minLength} characters` });
+    if (typeof schema.maxLength === "number" && len > schema.maxLength)
+      out.push({ path, message: `${where} must have at most ${schema.maxLength} characters` });
+    if (schema.format === "date" && !isIsoDate(value))
+      out.push({ path, message: `${where} must be a date (YYYY-MM-DD)` });
+    if (typeof schema.pattern === "string") {
+      /** @type {RegExp | null} */
+      let re = null;
+      try {
+        re = new RegExp(schema.pattern, "u");
+      } catch {
+        re = null;
+      }
+      if (re && !re.test(value)) out.push({ path, message: `${where} must match the pattern ${schema.pattern}` });
+    }
+  }
+  if (typeof value === "number") {
+    if (typeof schema.minimum === "number" && value < schema.minimum)
+      out.push({ path, message: `${where} must be at least ${schema.minimum}` });
+    if (typeof schema.maximum === "number" && value > schema.maximum)
+      out.push({ path, message: `${where} must be at most ${schema.maximum}` });
+    if (typeof schema.exclusiveMinimum === "number" && value <= schema.exclusiveMinimum)
+      out.push({ path, message: `${where} must be more than ${schema.exclusiveMinimum}` });
+    if (typeof schema.exclusiveMaximum === "number" && value >= schema.exclusiveMaximum)
+      out.push({ path, message: `${where} must be less than ${schema.exclusiveMaximum}` });
+  }
+  if (isObj(value)) {
+    const props = isObj(schema.properties) ? schema.properties : {};
+    if (Array.isArray(schema.required)) {
+      for (const k of schema.required) {
+        if (typeof k === "string" && (!hasOwn(value, k) || value[k] === undefined))
+          out.push({ path: joinPath(path, k), message: `${joinPath(path, k)} is required` });
+      }
+    }
+    for (const [k, v] of Object.entries(value)) {
+      if (hasOwn(props, k)) validate(v, props[k], joinPath(path, k), out, depth + 1);
+      else if (schema.additionalProperties === false)
+        out.push({ path: joinPath(path, k), message: `${joinPath(path, k)} is not an allowed field` });
+      else if (isObj(schema.additionalProperties)) validate(v, schema.additionalProperties, joinPath(path, k), out, depth + 1);
+    }
+  }
+  if (Array.isArray(value)) {
+    if (typeof schema.minItems === "number" && value.length < schema.minItems)
+      out.push({ path, message: `${where} must have at least ${schema.minItems} items` });
+    if (typeof schema.maxItems === "number" && value.length > schema.maxItems)
+      out.push({ path, message: `${where} must have at most ${schema.maxItems} items` });
+    if (isObj(schema.items)) value.forEach((v, i) => validate(v, schema.items, `${path}[${i}]`, out, depth + 1));
+  }
+}
+
+/**
+ * @typedef {{key: string | null, path: string, required: boolean, depth: number,
+ *            registry: Map<string, HTMLElement>, label?: string, extra?: boolean}} FieldWhere
+ */
+
+/**
+ * Build a form field for `schema` (string, number, integer, boolean, enum, date, nested object;
+ * anything else, or a value that does not fit the widget, becomes a JSON text box, so no value
+ * is ever lost).
+ * @param {unknown} schemaIn
+ * @param {unknown} initial  undefined when absent
+ * @param {FieldWhere} where
+ * @returns {Field}
+ */
+function buildField(schemaIn, initial, where) {
+  const schema = isObj(schemaIn) ? schemaIn : {};
+  const type = schemaType(schema);
+  const title = typeof schema.title === "string" && schema.title ? schema.title : "";
+  const label = where.label ?? (title || where.key || "Value");
+  const description = typeof schema.description === "string" ? schema.description : "";
+  const start = initial !== undefined ? initial : schema.default;
+
+  if (type === "object" && where.depth < MAX_DEPTH && (start === undefined || isObj(start)) && !where.extra) {
+    return objectField(schema, initial, where, label, description);
+  }
+
+  const id = nextId("agui-field");
+  const wrap = h("div", { cls: "agui-field", data: { path: where.path } });
+  const err = h("div", { cls: "agui-field-error agui-error", attrs: { id: `${id}-err` } });
+  err.hidden = true;
+  where.registry.set(where.path, err);
+  const labelEl = h("label", { attrs: { for: id }, cls: "agui-label-text" }, [
+    label,
+    where.extra ? h("span", { cls: "agui-hint", text: " (not in the schema)" }) : null,
+    where.required ? h("span", { cls: "agui-required", text: " *", attrs: { "aria-hidden": "true" } }) : null,
+  ]);
+  const descEl = description ? h("div", { cls: "agui-hint", text: description, attrs: { id: `${id}-desc` } }) : null;
+  /** @param {HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement} c */
+  const wire = (c) => {
+    c.id = id;
+    if (where.required) c.setAttribute("aria-required", "true");
+    c.setAttribute("aria-describedby", `${id}-err${descEl ? ` ${id}-desc` : ""}`);
+  };
+
+  /** @type {() => Reading} */
+  let read;
+
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) {
+    const options = schema.enum;
+    const select = h("select", { cls: "agui-input agui-select" });
+    wire(select);
+    const inEnum = start !== undefined && options.some((o) => deepEqual(o, start));
+    if (!where.required || start === undefined) select.append(h("option", { text: "(not set)", attrs: { value: "" } }));
+    if (start !== undefined && !inEnum) {
+      select.append(h("option", { text: `(current: ${asText(start)}, not an allowed value)`, attrs: { value: "current" } }));
+    }
+    options.forEach((o, i) => select.append(h("option", { text: asText(o), attrs: { value: String(i) } })));
+    select.value = start === undefined ? "" : inEnum ? String(options.findIndex((o) => deepEqual(o, start))) : "current";
+    wrap.append(labelEl, descEl ?? "", select);
+    read = () => {
+      if (select.value === "") return { value: undefined, omit: true, problems: [] };
+      if (select.value === "current") return { value: start, omit: false, problems: [] };
+      return { value: options[Number(select.value)], omit: false, problems: [] };
+    };
+  } else if (type === "boolean" && (start === undefined || typeof start === "boolean")) {
+    const box = h("input", { cls: "agui-checkbox", attrs: { type: "checkbox" } });
+    wire(box);
+    box.checked = start === true;
+    let touched = false;
+    box.addEventListener("change", () => {
+      touched = true;
+    });
+    wrap.classList.add("agui-field-boolean");
+    wrap.append(box, " ", labelEl, descEl ?? "");
+    read = () => {
+      const omit = start === undefined && !where.required && !touched && !box.checked;
+      return { value: box.checked, omit, problems: [] };
+    };
+  } else if ((type === "number" || type === "integer") && (start === undefined || typeof start === "number")) {
+    // A text box (not type=number) so that a typo is reported instead of silently emptied.
+    const input = h("input", { cls: "agui-input", attrs: { type: "text", inputmode: type === "integer" ? "numeric" : "decimal" } });
+    wire(input);
+    input.value = start === undefined ? "" : String(start);
+    wrap.append(labelEl, descEl ?? "", input);
+    read = () => {
+      const s = input.value.trim();
+      if (s === "") return { value: undefined, omit: true, problems: [] };
+      const n = Number(s);
+      if (!Number.isFinite(n)) {
+        return { value: undefined, omit: true, problems: [{ path: where.path, message: `${label} must be a number` }] };
+      }
+      return { value: n, omit: false, problems: [] };
+    };
+  } else if (type === "string" && (start === undefined || typeof start === "string")) {
+    const isDate = schema.format === "date";
+    const long =
+      !isDate &&
+      ((typeof start === "string" && (start.length > 80 || start.includes("\n"))) ||
+        (typeof schema.maxLength === "number" && schema.maxLength > 200) ||
+        schema.format === "textarea");
+    /** @type {HTMLInputElement | HTMLTextAreaElement} */
+    const input = long
+      ? h("textarea", { cls: "agui-input agui-textarea", attrs: { rows: "3" } })
+      : h("input", { cls: "agui-input", attrs: { type: isDate ? "date" : "text" } });
+    wire(input);
+    input.value = typeof start === "string" ? start : "";
+    wrap.append(labelEl, descEl ?? "", input);
+    read = () => {
+      const s = input.value;
+      // Empty counts as missing when required (the parent then reports it) or when it was absent.
+      if (s === "" && (initial === undefined || where.required)) return { value: undefined, omit: true, problems: [] };
+      return { value: s, omit: false, problems: [] };
+    };
+  } else {
+    const area = h("textarea", { cls: "agui-input agui-json", attrs: { rows: "4", spellcheck: "false" } });
+    wire(area);
+    area.value = start === undefined ? "" : safeJson(start, 2);
+    wrap.append(labelEl, h("div", { cls: "agui-hint", text: "JSON" }), descEl ?? "", area);
+    read = () => {
+      const s = area.value.trim();
+      if (s === "") return { value: undefined, omit: true, problems: [] };
+      try {
+        return { value: JSON.parse(s), omit: false, problems: [] };
+      } catch (e) {
+        const why = e instanceof Error ? e.message : String(e);
+        return { value: undefined, omit: true, problems: [{ path: where.path, message: `${label}: not valid JSON (${why})` }] };
+      }
+    };
+  }
+  wrap.append(err);
+  return { node: wrap, read };
+}
+
+/**
+ * @param {Record<string, any>} schema
+ * @param {unknown} initial
+ * @param {FieldWhere} where
+ * @param {string} label
+ * @param {string} description
+ * @returns {Field}
+ */
+function objectField(schema, initial, where, label, description) {
+  const props = isObj(schema.properties) ? schema.properties : {};
+  const required = Array.isArray(schema.required) ? schema.required.filter((k) => typeof k === "string") : [];
+  const init = isObj(initial) ? initial : isObj(schema.default) ? schema.default : {};
+  const box =
+    where.depth === 0
+      ? h("div", { cls: "agui-form" })
+      : h("fieldset", { cls: "agui-field agui-fieldset", data: { path: where.path } }, [h("legend", { text: label })]);
+  if (where.depth > 0 && description) box.append(h("div", { cls: "agui-hint", text: description }));
+  /** @type {Array<[string, Field]>} */
+  const children = [];
+  for (const [k, sub] of Object.entries(props)) {
+    const f = buildField(sub, hasOwn(init, k) ? init[k] : undefined, {
+      key: k,
+      path: joinPath(where.path, k),
+      required: required.includes(k),
+      depth: where.depth + 1,
+      registry: where.registry,
+    });
+    children.push([k, f]);
+    box.append(f.node);
+  }
+  // Keys the agent sent that the schema does not describe: editable as JSON, never dropped.
+  for (const k of Object.keys(init)) {
+    if (hasOwn(props, k)) continue;
+    const f = buildField({}, init[k], {
+      key: k,
+      path: joinPath(where.path, k),
+      required: false,
+      depth: where.depth + 1,
+      registry: where.registry,
+      extra: true,
+    });
+    children.push([k, f]);
+    box.append(f.node);
+  }
+  if (children.length === 0) box.append(h("div", { cls: "agui-hint", text: "(no fields)" }));
+  return {
+    node: box,
+    read() {
+      /** @type {Record<string, unknown>} */
+      const value = {};
+      /** @type {Problem[]} */
+      const problems = [];
+      for (const [k, f] of children) {
+        const r = f.read();
+        problems.push(...r.problems);
+        if (!r.omit) setOwn(value, k, r.value);
+      }
+      const omit = where.depth > 0 && initial === undefined && !where.required && Object.keys(value).length === 0;
+      return { value, omit, problems };
+    },
+  };
+}
+
+/**
+ * Changes between two values, by key path (objects are compared key by key; anything else as a whole).
+ * @param {unknown} before
+ * @param {unknown} after
+ * @param {string} path
+ * @param {Array<{path: string, kind: "changed" | "added" | "removed", before: unknown, after: unknown}>} out
+ * @param {number} [depth]
+ */
+function diffValues(before, after, path, out, depth = 0) {
+  if (deepEqual(before, after)) return;
+  if (isObj(before) && isObj(after) && depth < MAX_DEPTH) {
+    const keys = [...Object.keys(before), ...Object.keys(after).filter((k) => !hasOwn(before, k))];
+    for (const k of keys) {
+      const p = joinPath(path, k);
+      if (!hasOwn(after, k)) out.push({ path: p, kind: "removed", before: before[k], after: undefined });
+      else if (!hasOwn(before, k)) out.push({ path: p, kind: "added", before: undefined, after: after[k] });
+      else diffValues(before[k], after[k], p, out, depth + 1);
+    }
+    return;
+  }
+  const kind = before === undefined ? "added" : after === undefined ? "removed" : "changed";
+  out.push({ path, kind, before, after });
+}
+
+/**
+ * @param {unknown} before
+ * @param {unknown} after
+ * @param {HTMLElement} target
+ */
+function renderDiff(before, after, target) {
+  /** @type {Array<{path: string, kind: "changed" | "added" | "removed", before: unknown, after: unknown}>} */
+  const changes = [];
+  diffValues(before, after, "", changes);
+  const state = { expanded: new Set() };
+  target.replaceChildren(h("div", { cls: "agui-diff-title", text: "Changes" }));
+  if (changes.length === 0) {
+    target.append(h("p", { cls: "agui-diff-none", text: "No changes: the same arguments as proposed." }));
+    return;
+  }
+  const list = h("ul", { cls: "agui-diff-list" });
+  changes.forEach((c, i) => {
+    const show = (/** @type {unknown} */ v, /** @type {string} */ side) =>
+      v === undefined ? h("span", { cls: "agui-hint", text: "(absent)" }) : longText(safeJson(v), state, `${i}${side}`);
+    list.append(
+      h("li", { cls: "agui-diff-row", data: { change: c.kind } }, [
+        h("code", { cls: "agui-diff-path", text: c.path || "(whole value)" }),
+        ": ",
+        h("del", { cls: "agui-diff-old" }, [show(c.before, "old")]),
+        " → ",
+        h("ins", { cls: "agui-diff-new" }, [show(c.after, "new")]),
+      ]),
+    );
+  });
+  target.append(list);
+}
+
+/**
+ * A validated form: generated from `schema` when there is one, else a JSON text box.
+ * @param {{schema: unknown, initial: unknown, original?: unknown, showDiff: boolean,
+ *          mustBeObject: boolean, submitLabel: string, submitAction: string, subject: string,
+ *          jsonLabel: string, cls: string}} opts
+ * @param {(value: unknown) => void} onSubmit
+ */
+function buildEditor(opts, onSubmit) {
+  const node = h("div", { cls: opts.cls });
+  const fieldset = h("fieldset", { cls: "agui-edit-fields" });
+  /** @type {Map<string, HTMLElement>} */
+  const registry = new Map();
+  const useSchema = isObj(opts.schema) && Object.keys(opts.schema).length > 0;
+  const field = useSchema
+    ? buildField(opts.schema, opts.initial, { key: null, path: "", required: true, depth: 0, registry })
+    : buildField({}, opts.initial, { key: null, path: "", required: true, depth: 0, registry, label: opts.jsonLabel });
+  fieldset.append(field.node);
+  const problemsEl = h("ul", { cls: "agui-error agui-form-errors", attrs: { "aria-live": "polite" } });
+  problemsEl.hidden = true;
+  const diffEl = opts.showDiff ? h("div", { cls: "agui-diff", attrs: { "aria-live": "polite" } }) : null;
+  const submit = button(opts.submitLabel, opts.submitAction, `${opts.submitLabel}: ${opts.subject}`, "agui-primary");
+  node.append(fieldset, problemsEl, diffEl ?? "", h("div", { cls: "agui-buttons" }, [submit]));
+  let showProblems = false;
+
+  const check = () => {
+    const r = field.read();
+    /** @type {Problem[]} */
+    const problems = [...r.problems];
+    const value = r.omit ? undefined : r.value;
+    if (problems.length === 0) {
+      if (value === undefined) problems.push({ path: "", message: "Fill in a value." });
+      else {
+        if (useSchema) validate(value, opts.schema, "", problems);
+        if (opts.mustBeObject && !isObj(value)) problems.push({ path: "", message: "The arguments must be a JSON object." });
+      }
+    }
+    for (const errEl of registry.values()) {
+      errEl.hidden = true;
+      errEl.textContent = "";
+      errEl.parentElement?.querySelector(".agui-input, .agui-checkbox")?.removeAttribute("aria-invalid");
+    }
+    problemsEl.replaceChildren();
+    problemsEl.hidden = !showProblems || problems.length === 0;
+    if (showProblems) {
+      for (const p of problems) {
+        problemsEl.append(h("li", { text: p.message }));
+        const errEl = registry.get(p.path);
+        if (errEl) {
+          errEl.hidden = false;
+          errEl.textContent = errEl.textContent ? `${errEl.textContent}; ${p.message}` : p.message;
+          errEl.parentElement?.querySelector(".agui-input, .agui-checkbox")?.setAttribute("aria-invalid", "true");
+        }
+      }
+    }
+    if (diffEl) {
+      if (r.problems.length === 0 && value !== undefined) renderDiff(opts.original, value, diffEl);
+      else diffEl.replaceChildren(h("p", { cls: "agui-hint", text: "Fix the errors to see the changes." }));
+    }
+    return { value, problems };
+  };
+  const onInput = () => {
+    showProblems = true;
+    check();
+  };
+  node.addEventListener("input", onInput);
+  node.addEventListener("change", onInput);
+  submit.addEventListener("click", () => {
+    showProblems = true;
+    const { value, problems } = check();
+    if (problems.length > 0) {
+      const bad = /** @type {HTMLElement | null} */ (node.querySelector("[aria-invalid=true]"));
+      bad?.focus();
+      return;
+    }
+    onSubmit(value);
+  });
+  check();
+  return { node, lockables: /** @type {Array<HTMLButtonElement | HTMLFieldSetElement>} */ ([fieldset, submit]) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Items
+// ---------------------------------------------------------------------------------------------
+
+/** @param {string} kind @param {any} item @param {string} cls */
+function itemShell(kind, item, cls) {
+  const node = h("div", { cls: `agui-item ${cls}`, data: { kind } });
+  if (isObj(item) && (typeof item.id === "string" || typeof item.id === "number")) node.dataset.itemId = String(item.id);
+  return node;
+}
+
+/** @param {any} item @returns {Entry} */
+function userEntry(item) {
+  const node = itemShell("user", item, "agui-user");
+  const text = document.createTextNode("");
+  node.append(h("div", { cls: "agui-role", text: "You" }), h("div", { cls: "agui-text agui-pre" }, [text]));
+  const update = (/** @type {any} */ it) => {
+    const t = asText(it?.text);
+    if (text.data !== t) text.data = t;
+  };
+  update(item);
+  return { node, kind: "user", update, destroy() {} };
+}
+
+/** @param {any} item @returns {Entry} */
+function assistantEntry(item) {
+  const node = itemShell("assistant", item, "agui-assistant");
+  const text = document.createTextNode("");
+  node.append(h("div", { cls: "agui-text agui-pre" }, [text]));
+  const update = (/** @type {any} */ it) => {
+    const t = asText(it?.text);
+    if (text.data !== t) text.data = t;
+    node.classList.toggle("agui-streaming", it?.streaming === true);
+  };
+  update(item);
+  return { node, kind: "assistant", update, destroy() {} };
+}
+
+/** @param {any} item @returns {Entry} */
+function reasoningEntry(item) {
+  const node = itemShell("reasoning", item, "agui-reasoning");
+  const details = h("details", { cls: "agui-reasoning-details" });
+  const live = h("span", { cls: "agui-hint" });
+  const text = document.createTextNode("");
+  details.append(h("summary", {}, ["Reasoning", live]), h("div", { cls: "agui-text agui-pre" }, [text]));
+  node.append(details);
+  const update = (/** @type {any} */ it) => {
+    const t = asText(it?.text);
+    if (text.data !== t) text.data = t;
+    live.textContent = it?.streaming === true ? " (thinking…)" : "";
+  };
+  update(item);
+  return { node, kind: "reasoning", update, destroy() {} };
+}
+
+const TOOL_STATUS_TEXT = /** @type {Record<string, string>} */ ({
+  streaming: "receiving arguments…",
+  called: "called",
+  awaiting: "awaiting a decision",
+  done: "done",
+  rejected: "rejected",
+  cancelled: "cancelled",
+});
+
+/** @param {any} item @returns {Entry} */
+function toolEntry(item) {
+  const node = itemShell("tool", item, "agui-tool");
+  const name = h("strong", { cls: "agui-tool-name" });
+  const badge = h("span", { cls: "agui-badge" });
+  const args = h("div", { cls: "agui-args" });
+  const resultBody = h("div", { cls: "agui-result-body" });
+  const result = h("div", { cls: "agui-result" }, [h("div", { cls: "agui-label", text: "Result" }), resultBody]);
+  node.append(h("div", { cls: "agui-tool-head" }, [h("span", { cls: "agui-label", text: "Tool " }), name, " ", badge]), args, result);
+  /** @type {TreeState} */
+  const tree = { expanded: new Set() };
+  let argsKey = "";
+  /** @type {string | null | undefined} */
+  let resultKey; // undefined: not rendered yet
+  const update = (/** @type {any} */ it) => {
+    const n = asText(it?.name);
+    if (name.textContent !== n) name.textContent = n;
+    const status = asText(it?.status);
+    node.dataset.status = status;
+    badge.dataset.status = status;
+    badge.textContent = TOOL_STATUS_TEXT[status] ?? status;
+    const hasArgs = it?.args !== null && it?.args !== undefined;
+    const key = hasArgs ? `j${safeJson(it.args)}` : `t${asText(it?.argsText)}`;
+    if (key !== argsKey) {
+      argsKey = key;
+      if (hasArgs) args.replaceChildren(renderTree(it.args, tree));
+      else if (asText(it?.argsText)) args.replaceChildren(h("div", { cls: "agui-args-text agui-pre" }, [longText(asText(it.argsText), tree, "argsText")]));
+      else args.replaceChildren(h("span", { cls: "agui-hint", text: "(no arguments)" }));
+    }
+    const r = it?.result === null || it?.result === undefined ? null : asText(it.result);
+    if (r !== resultKey) {
+      resultKey = r;
+      result.hidden = r === null;
+      resultBody.replaceChildren(r === null ? "" : h("div", { cls: "agui-pre" }, [longText(r, tree, "result")]));
+    }
+  };
+  update(item);
+  return { node, kind: "tool", update, destroy() {} };
+}
+
+/** @param {any} item @returns {Entry} */
+function errorEntry(item) {
+  const node = itemShell("error", item, "agui-error-item");
+  node.setAttribute("role", "alert");
+  const title = h("strong", { cls: "agui-error-title" });
+  const message = h("div", { cls: "agui-error agui-pre" });
+  const hint = h("div", { cls: "agui-hint agui-pre" });
+  node.append(title, message, hint);
+  const update = (/** @type {any} */ it) => {
+    title.textContent = asText(it?.title) || "Error";
+    message.textContent = asText(it?.message);
+    hint.textContent = asText(it?.hint);
+    hint.hidden = !hint.textContent;
+  };
+  update(item);
+  return { node, kind: "error", update, destroy() {} };
+}
+
+/** @param {any} item @returns {Entry} */
+function noticeEntry(item) {
+  const node = itemShell("notice", item, "agui-notice");
+  const update = (/** @type {any} */ it) => {
+    node.textContent = asText(it?.text);
+  };
+  update(item);
+  return { node, kind: "notice", update, destroy() {} };
+}
+
+/** @param {any} item @param {string} kind @returns {Entry} */
+function unknownEntry(item, kind) {
+  const node = itemShell(kind, item, "agui-unknown");
+  const body = h("div", { cls: "agui-pre" });
+  node.append(h("div", { cls: "agui-hint", text: `Item of unknown kind "${kind}":` }), body);
+  /** @type {TreeState} */
+  const tree = { expanded: new Set() };
+  const update = (/** @type {any} */ it) => {
+    body.replaceChildren(longText(safeJson(it, 2), tree, "unknown"));
+  };
+  update(item);
+  return { node, kind, update, destroy() {} };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Approval cards
+// ---------------------------------------------------------------------------------------------
+
+/** @param {unknown} reason */
+function reasonLabel(reason) {
+  switch (reason) {
+    case "tool_call":
+      return "tool call";
+    case "input_required":
+      return "input required";
+    case "confirmation":
+      return "confirmation";
+    default:
+      return asText(reason) || "question";
+  }
+}
+
+/** @param {any} it @returns {"tool" | "form" | "free"} */
+function resolveMode(it) {
+  if (it?.mode === "tool" || it?.mode === "free") return it.mode;
+  if (it?.mode === "form") return isObj(it.responseSchema) ? "form" : "free";
+  if (isObj(it?.responseSchema)) return "form";
+  if (typeof it?.toolName === "string" && it.toolName) return "tool";
+  return "free";
+}
+
+const DECISION_VERB = /** @type {Record<string, string>} */ ({
+  approve: "approved",
+  reject: "rejected",
+  edit: "approved with edited arguments",
+  cancel: "cancelled",
+  answer: "answered",
+});
+
+/**
+ * @typedef {{
+ *   id: string, node: HTMLElement, toolName: string | null, subject: string, mode: string,
+ *   expiresAt: number | null, wasExpired: boolean,
+ *   expired(): boolean, lockables: Array<HTMLButtonElement | HTMLTextAreaElement | HTMLInputElement | HTMLFieldSetElement>,
+ *   cancelButton: HTMLButtonElement, actionButtons: Map<string, HTMLButtonElement>,
+ *   alwaysAllowed(): boolean, reason(): string | undefined,
+ *   showChoice(d: Decision | undefined, multi: boolean): void,
+ *   showRecorded(d: any, decidedBy: string | null, visible: boolean): void,
+ *   updateClock(now: number, live: boolean): void,
+ * }} Section
+ */
+
+/**
+ * @typedef {{
+ *   isMulti(): boolean,
+ *   choose(section: Section, d: Decision): void,
+ *   refresh(): void,
+ * }} CardCtx
+ */
+
+/**
+ * @param {any} it
+ * @param {CardCtx} ctx
+ * @returns {Section}
+ */
+function buildSection(it, ctx) {
+  const id = asText(it?.id);
+  const mode = resolveMode(it);
+  const toolName = typeof it?.toolName === "string" && it.toolName ? it.toolName : null;
+  const subject = toolName ?? reasonLabel(it?.reason);
+  const node = h("section", { cls: "agui-interrupt", data: { "interrupt-id": id, mode }, attrs: { "aria-label": `Decision: ${subject}` } });
+  /** @type {TreeState} */
+  const tree = { expanded: new Set() };
+
+  const head = h("div", { cls: "agui-interrupt-head" }, [
+    h("span", { cls: "agui-label", text: mode === "tool" ? "Tool call " : `${reasonLabel(it?.reason)} ` }),
+    toolName ? h("strong", { cls: "agui-tool-name", text: toolName }) : null,
+    it?.reissued === true ? h("span", { cls: "agui-badge agui-reissued", text: "re-issued" }) : null,
+  ]);
+  node.append(head);
+  const message = asText(it?.message);
+  if (message) node.append(h("div", { cls: "agui-message agui-pre" }, [longText(message, tree, "message")]));
+  if (mode === "tool") {
+    const hasArgs = it?.args !== null && it?.args !== undefined;
+    node.append(
+      h("div", { cls: "agui-args" }, [
+        h("div", { cls: "agui-label", text: "Arguments" }),
+        hasArgs ? renderTree(it.args, tree) : h("span", { cls: "agui-hint", text: "(no arguments)" }),
+      ]),
+    );
+  }
+  const expiresAt = parseTime(it?.expiresAt);
+  const clock = h("div", { cls: "agui-countdown agui-expiry", attrs: { "aria-live": "polite" } });
+  clock.hidden = true;
+  if (expiresAt !== null) node.append(clock);
+
+  const controls = h("div", { cls: "agui-controls" });
+  node.append(controls);
+  /** @type {Array<HTMLButtonElement | HTMLTextAreaElement | HTMLInputElement | HTMLFieldSetElement>} */
+  const lockables = [];
+  /** @type {Map<string, HTMLButtonElement>} */
+  const actionButtons = new Map();
+  const buttons = h("div", { cls: "agui-buttons" });
+  /** @type {HTMLTextAreaElement | null} */
+  let reasonBox = null;
+  /** @type {HTMLInputElement | null} */
+  let allowBox = null;
+  const cancelButton = button("Cancel", "cancel", `Cancel ${subject}`, "agui-cancel");
+  cancelButton.addEventListener("click", () => ctx.choose(section, { action: "cancel" }));
+  actionButtons.set("cancel", cancelButton);
+
+  if (mode === "tool") {
+    if (it?.canGiveReason === true) {
+      const rid = nextId("agui-reason");
+      reasonBox = h("textarea", { cls: "agui-input agui-reason", attrs: { id: rid, rows: "2", placeholder: "Why? (optional)" } });
+      controls.append(
+        h("div", { cls: "agui-field" }, [h("label", { attrs: { for: rid }, text: `Reason (optional, sent if you reject ${subject})` }), reasonBox]),
+      );
+      lockables.push(reasonBox);
+    }
+    if (toolName) {
+      allowBox = h("input", { cls: "agui-always-allow", attrs: { type: "checkbox" } });
+      controls.append(h("label", { cls: "agui-check" }, [allowBox, ` Always allow ${toolName} in this session`]));
+      lockables.push(allowBox);
+    }
+    const approve = button("Approve", "approve", `Approve ${subject}`, "agui-primary");
+    const reject = button("Reject", "reject", `Reject ${subject}`, "agui-danger");
+    approve.addEventListener("click", () => ctx.choose(section, { action: "approve" }));
+    reject.addEventListener("click", () => ctx.choose(section, { action: "reject" }));
+    actionButtons.set("approve", approve);
+    actionButtons.set("reject", reject);
+    lockables.push(approve, reject);
+    buttons.append(approve, reject);
+    /** @type {HTMLElement | null} */
+    let editorSlot = null;
+    if (it?.canEdit === true) {
+      const edit = button("Edit", "edit", `Edit arguments of ${subject}`);
+      edit.setAttribute("aria-expanded", "false");
+      const slotId = nextId("agui-edit");
+      edit.setAttribute("aria-controls", slotId);
+      editorSlot = h("div", { cls: "agui-edit-slot", attrs: { id: slotId } });
+      editorSlot.hidden = true;
+      const slot = editorSlot;
+      let built = false;
+      edit.addEventListener("click", () => {
+        if (!built) {
+          built = true;
+          const original = it.args ?? {};
+          const editor = buildEditor(
+            {
+              schema: it.argsSchema,
+              initial: original,
+              original,
+              showDiff: true,
+              mustBeObject: true,
+              submitLabel: ctx.isMulti() ? "Use edited arguments" : "Send edited arguments",
+              submitAction: "edit-send",
+              subject,
+              jsonLabel: "Arguments (JSON)",
+              cls: "agui-edit",
+            },
+            (value) => ctx.choose(section, { action: "edit", args: value }),
+          );
+          lockables.push(...editor.lockables);
+          slot.append(h("div", { cls: "agui-label", text: `Edit the arguments of ${subject}; the changes are listed before you send.` }), editor.node);
+          ctx.refresh(); // apply the card's lock state to the new controls
+        }
+        slot.hidden = !slot.hidden;
+        edit.setAttribute("aria-expanded", String(!slot.hidden));
+      });
+      actionButtons.set("edit", edit);
+      lockables.push(edit);
+      buttons.append(edit);
+    }
+    buttons.append(cancelButton);
+    controls.append(buttons);
+    if (editorSlot) controls.append(editorSlot);
+  } else if (mode === "form") {
+    const editor = buildEditor(
+      {
+        schema: it.responseSchema,
+        initial: undefined,
+        showDiff: false,
+        mustBeObject: false,
+        submitLabel: ctx.isMulti() ? "Use this answer" : "Send answer",
+        submitAction: "answer",
+        subject,
+        jsonLabel: "Answer (JSON)",
+        cls: "agui-answer-form",
+      },
+      (value) => ctx.choose(section, { action: "answer", payload: value }),
+    );
+    lockables.push(...editor.lockables);
+    const submit = /** @type {HTMLButtonElement} */ (editor.node.querySelector("[data-action=answer]"));
+    actionButtons.set("answer", submit);
+    editor.node.querySelector(".agui-buttons")?.append(cancelButton);
+    controls.append(editor.node);
+  } else {
+    const fid = nextId("agui-free");
+    const area = h("textarea", { cls: "agui-input agui-free", attrs: { id: fid, rows: "3" } });
+    const problem = h("div", { cls: "agui-error agui-field-error", attrs: { "aria-live": "polite" } });
+    problem.hidden = true;
+    const submit = button(ctx.isMulti() ? "Use this answer" : "Send answer", "answer", `Send answer: ${subject}`, "agui-primary");
+    submit.addEventListener("click", () => {
+      if (area.value.trim() === "") {
+        problem.textContent = "Type an answer first (or Cancel).";
+        problem.hidden = false;
+        area.focus();
+        return;
+      }
+      problem.hidden = true;
+      ctx.choose(section, { action: "answer", payload: area.value });
+    });
+    actionButtons.set("answer", submit);
+    lockables.push(area, submit);
+    controls.append(
+      h("div", { cls: "agui-field" }, [h("label", { attrs: { for: fid }, text: "Your answer" }), area, problem]),
+      h("div", { cls: "agui-buttons" }, [submit, cancelButton]),
+    );
+  }
+
+  const choice = h("div", { cls: "agui-choice", attrs: { "aria-live": "polite" } });
+  choice.hidden = true;
+  const recorded = h("div", { cls: "agui-decision" });
+  recorded.hidden = true;
+  node.append(choice, recorded);
+
+  /** @type {Section} */
+  const section = {
+    id,
+    node,
+    toolName,
+    subject,
+    mode,
+    expiresAt,
+    wasExpired: false,
+    expired: () => expiresAt !== null && Date.now() >= expiresAt,
+    lockables,
+    cancelButton,
+    actionButtons,
+    alwaysAllowed: () => allowBox?.checked === true,
+    reason() {
+      const r = reasonBox?.value.trim();
+      return r ? r : undefined;
+    },
+    showChoice(d, multi) {
+      for (const [action, b] of actionButtons) {
+        if (multi) b.setAttribute("aria-pressed", String(d?.action === action));
+        else b.removeAttribute("aria-pressed");
+      }
+      choice.hidden = !multi || !d;
+      if (multi && d) {
+        const extra = d.action === "edit" ? " (edited arguments)" : d.action === "answer" ? `: ${asText(d.payload)}` : "";
+        choice.replaceChildren(h("span", { cls: "agui-label", text: "Your choice: " }), h("span", { cls: "agui-pre", text: `${d.action}${extra}` }));
+      }
+    },
+    showRecorded(d, decidedBy, visible) {
+      recorded.hidden = !visible;
+      if (!visible) return;
+      const by = decidedBy ? ` by ${decidedBy}` : "";
+      if (!isObj(d)) {
+        recorded.replaceChildren(decidedBy ? `decided${by}` : "no decision recorded");
+        return;
+      }
+      const action = asText(d.action);
+      /** @type {TreeState} */
+      const st = { expanded: new Set() };
+      recorded.replaceChildren(h("span", { cls: "agui-decision-text", text: `${DECISION_VERB[action] ?? action}${by}` }));
+      recorded.dataset.action = action;
+      if (typeof d.reason === "string" && d.reason) recorded.append(h("div", { cls: "agui-pre" }, ["Reason: ", longText(d.reason, st, "r")]));
+      if (d.args !== null && d.args !== undefined) recorded.append(h("div", {}, [h("div", { cls: "agui-label", text: "Arguments sent" }), renderTree(d.args, st)]));
+      if (d.payload !== null && d.payload !== undefined) recorded.append(h("div", {}, [h("div", { cls: "agui-label", text: "Answer" }), renderTree(d.payload, st)]));
+    },
+    updateClock(now, live) {
+      if (expiresAt === null) return;
+      clock.hidden = !live;
+      const expired = now >= expiresAt;
+      node.classList.toggle("agui-expired", expired && live);
+      const text = expired ? "Expired: only Cancel is still possible." : `Expires in ${fmtRemaining(expiresAt - now)}`;
+      if (clock.textContent !== text) clock.textContent = text;
+      clock.classList.toggle("agui-expired-text", expired);
+    },
+  };
+  return section;
+}
+
+/**
+ * @param {any} item
+ * @param {Env} env
+ * @returns {Entry & {handleAck(msg: any): void}}
+ */
+function cardEntry(item, env) {
+  const node = itemShell("card", item, "agui-card");
+  node.setAttribute("role", "group");
+  node.dataset.cardId = asText(item?.id);
+  const title = h("span", { cls: "agui-card-title" });
+  const spinner = h("span", { cls: "agui-spinner", attrs: { "aria-hidden": "true" } });
+  const statusText = h("span", {});
+  const statusLine = h("span", { cls: "agui-card-status", attrs: { "aria-live": "polite" } }, [spinner, statusText]);
+  const interruptsBox = h("div", { cls: "agui-interrupts" });
+  const timeoutLine = h("div", { cls: "agui-countdown agui-timeout", attrs: { "aria-live": "polite" } });
+  const sendAll = button("Send decisions", "send", "Send decisions", "agui-primary");
+  const actions = h("div", { cls: "agui-card-actions" }, [sendAll]);
+  const cardError = h("div", { cls: "agui-error agui-card-error", attrs: { role: "alert" } });
+  const ackError = h("div", { cls: "agui-error agui-ack-error", attrs: { role: "alert" } });
+  const retry = button("Retry", "retry", "Retry sending the decision", "agui-primary");
+  const note = h("div", { cls: "agui-note agui-pre" });
+  node.append(
+    h("div", { cls: "agui-card-head" }, [title, statusLine]),
+    interruptsBox,
+    timeoutLine,
+    actions,
+    cardError,
+    ackError,
+    h("div", { cls: "agui-buttons" }, [retry]),
+    note,
+  );
+
+  /** @type {any} */
+  let card = item;
+  let localSending = false;
+  /** @type {string | null} */
+  let sentFromStatus = null;
+  /** @type {string | null} */
+  let pendingRequest = null;
+  /** @type {string | null} */
+  let ackProblem = null;
+  /** @type {Map<string, Decision>} */
+  const drafts = new Map();
+  /** @type {Map<string, {key: string, section: Section}>} */
+  const sections = new Map();
+  /** @type {Section[]} */
+  let ordered = [];
+
+  const pyStatus = () => asText(card?.status) || "pending";
+  const isPending = () => pyStatus() === "pending" && !localSending;
+  /** Number of interrupts (set before sections are built, so their labels know it). */
+  let count = 0;
+  const isMulti = () => count > 1;
+
+  /**
+   * @param {Section} s
+   * @param {string} action
+   */
+  const canAct = (s, action) => isPending() && (action === "cancel" || !s.expired());
+
+  /** @param {{type: string, [k: string]: unknown}} body */
+  const send = (body) => {
+    const requestId = newRequestId();
+    pendingRequest = requestId;
+    sentFromStatus = pyStatus();
+    localSending = true;
+    ackProblem = null;
+    env.send({ ...body, requestId, card: asText(card?.id) }, api);
+  };
+
+  /** @param {Map<string, Decision>} chosen */
+  const sendDecisions = (chosen) => {
+    if (!isPending()) return;
+    /** @type {Record<string, unknown>} */
+    const decisions = {};
+    /** @type {string[]} */
+    const alwaysAllow = [];
+    for (const s of ordered) {
+      const d = chosen.get(s.id);
+      if (!d || !canAct(s, d.action)) return;
+      /** @type {Record<string, unknown>} */
+      const out = { action: d.action };
+      if (d.action === "reject") {
+        const r = s.reason();
+        if (r !== undefined) out.reason = r;
+      }
+      if (d.action === "edit") out.args = d.args;
+      if (d.action === "answer") out.payload = d.payload;
+      setOwn(decisions, s.id, out);
+      if (s.toolName && s.alwaysAllowed() && (d.action === "approve" || d.action === "edit") && !alwaysAllow.includes(s.toolName)) {
+        alwaysAllow.push(s.toolName);
+      }
+    }
+    /** @type {{type: string, decisions: Record<string, unknown>, alwaysAllow?: string[]}} */
+    const msg = { type: "decide", decisions };
+    if (alwaysAllow.length > 0) msg.alwaysAllow = alwaysAllow;
+    send(msg);
+    refresh();
+  };
+
+  /** @type {CardCtx} */
+  const ctx = {
+    isMulti,
+    refresh: () => refresh(),
+    choose(s, d) {
+      if (!canAct(s, d.action)) return;
+      if (!isMulti()) {
+        sendDecisions(new Map([[s.id, d]]));
+        return;
+      }
+      drafts.set(s.id, d);
+      refresh();
+    },
+  };
+
+  sendAll.addEventListener("click", () => sendDecisions(drafts));
+  retry.addEventListener("click", () => {
+    if (pyStatus() !== "failed" || localSending) return;
+    send({ type: "retry" });
+    refresh();
+  });
+
+  const hasClocks = () => ordered.some((s) => s.expiresAt !== null) || parseTime(card?.timeoutAt) !== null;
+
+  const updateClocks = () => {
+    const now = Date.now();
+    const live = pyStatus() === "pending";
+    for (const s of ordered) s.updateClock(now, live);
+    const timeoutAt = parseTime(card?.timeoutAt);
+    timeoutLine.hidden = timeoutAt === null || !live;
+    if (timeoutAt !== null) {
+      const dflt = asText(card?.timeoutDefault) || "the default";
+      const left = timeoutAt > now ? `in ${fmtRemaining(timeoutAt - now)}` : "time is up";
+      const text = `No answer by ${fmtClock(timeoutAt)} → ${dflt} (${left})`;
+      if (timeoutLine.textContent !== text) timeoutLine.textContent = text;
+    }
+  };
+
+  const tick = () => {
+    if (ordered.some((s) => s.expired() !== s.wasExpired)) refresh();
+    else updateClocks();
+  };
+
+  function refresh() {
+    const status = pyStatus();
+    const effective = localSending ? "sending" : status;
+    node.dataset.status = effective;
+    const pending = isPending();
+    const multi = isMulti();
+    const allTools = ordered.length > 0 && ordered.every((s) => s.mode === "tool");
+    title.textContent = allTools ? "Approval needed" : "Your input is needed";
+    const names = ordered.map((s) => s.subject).join(", ");
+    node.setAttribute("aria-label", `${title.textContent}: ${names}`);
+
+    for (const s of ordered) {
+      s.wasExpired = s.expired();
+      const locked = !pending || s.wasExpired;
+      for (const c of s.lockables) c.disabled = locked;
+      s.cancelButton.disabled = !pending;
+      s.showChoice(drafts.get(s.id), multi && (status === "pending" || localSending));
+      const decided = status === "done" || status === "failed";
+      s.showRecorded(isObj(card?.decisions) && hasOwn(card.decisions, s.id) ? card.decisions[s.id] : undefined, card?.decidedBy ? asText(card.decidedBy) : null, decided);
+      const controls = /** @type {HTMLElement | null} */ (s.node.querySelector(".agui-controls"));
+      if (controls) controls.hidden = decided;
+    }
+    const decidedCount = ordered.filter((s) => drafts.has(s.id)).length;
+    actions.hidden = !multi || !(status === "pending" || localSending);
+    const draftsOk = ordered.every((s) => {
+      const d = drafts.get(s.id);
+      return d !== undefined && (d.action === "cancel" || !s.expired());
+    });
+    sendAll.disabled = !pending || !draftsOk;
+
+    spinner.hidden = effective !== "sending";
+    statusText.textContent =
+      effective === "sending"
+        ? "sending…"
+        : effective === "pending"
+          ? multi
+            ? `${decidedCount} of ${ordered.length} decided`
+            : ""
+          : effective === "done"
+            ? `done${card?.decidedBy ? ` (decided by ${asText(card.decidedBy)})` : ""}`
+            : effective === "failed"
+              ? "failed"
+              : effective;
+
+    const err = card?.error;
+    cardError.hidden = !(status === "failed" && err);
+    cardError.replaceChildren();
+    if (status === "failed" && err) {
+      cardError.append(h("strong", { cls: "agui-error-title", text: asText(isObj(err) ? err.title : "") || "Sending the decision failed" }));
+      if (isObj(err) && err.message) cardError.append(h("div", { cls: "agui-pre", text: asText(err.message) }));
+      if (!isObj(err)) cardError.append(h("div", { cls: "agui-pre", text: asText(err) }));
+    }
+    ackError.hidden = !ackProblem;
+    ackError.textContent = ackProblem ?? "";
+    retry.hidden = status !== "failed";
+    retry.disabled = status !== "failed" || localSending;
+    const n = asText(card?.note);
+    note.hidden = !n;
+    note.textContent = n;
+
+    updateClocks();
+    if (status === "pending" && hasClocks()) env.ticker.add(tick);
+    else env.ticker.remove(tick);
+  }
+
+  const reconcile = () => {
+    const list = Array.isArray(card?.interrupts) ? card.interrupts : [];
+    count = list.length;
+    /** @type {Section[]} */
+    const next = [];
+    const seen = new Set();
+    for (const it of list) {
+      let id = asText(it?.id);
+      while (seen.has(id)) id += "\u0000";
+      seen.add(id);
+      const key = safeJson(it);
+      const existing = sections.get(id);
+      if (existing && existing.key === key) {
+        next.push(existing.section);
+        continue;
+      }
+      if (existing) existing.section.node.remove();
+      drafts.delete(id);
+      const section = buildSection(it, ctx);
+      sections.set(id, { key, section });
+      next.push(section);
+    }
+    for (const [id, { section }] of sections) {
+      if (!seen.has(id)) {
+        section.node.remove();
+        sections.delete(id);
+        drafts.delete(id);
+      }
+    }
+    ordered = next;
+    let ref = interruptsBox.firstChild;
+    for (const s of ordered) {
+      if (s.node === ref) ref = s.node.nextSibling;
+      else interruptsBox.insertBefore(s.node, ref);
+    }
+    if (ordered.length === 0) interruptsBox.replaceChildren(h("div", { cls: "agui-hint", text: "(no questions in this card)" }));
+    else interruptsBox.querySelector(":scope > .agui-hint")?.remove();
+  };
+
+  const api = {
+    node,
+    kind: "card",
+    /** @param {any} newItem */
+    update(newItem) {
+      const before = pyStatus();
+      card = newItem;
+      node.dataset.cardId = asText(card?.id);
+      const now = pyStatus();
+      if (localSending && now !== sentFromStatus) localSending = false;
+      if (now === "pending" && before !== "pending") {
+        drafts.clear();
+        ackProblem = null;
+      }
+      reconcile();
+      refresh();
+    },
+    /** @param {any} msg */
+    handleAck(msg) {
+      if (msg.requestId !== pendingRequest) return;
+      pendingRequest = null;
+      if (msg.accepted === true) return; // Python now owns the status
+      ackProblem = asText(msg.error) || "The kernel did not accept this.";
+      localSending = false;
+      refresh();
+    },
+    destroy() {
+      env.ticker.remove(tick);
+    },
+  };
+  reconcile();
+  refresh();
+  return api;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Header, state, audit
+// ---------------------------------------------------------------------------------------------
+
+const RUN_STATUS_TEXT = /** @type {Record<string, string>} */ ({
+  idle: "idle",
+  running: "running…",
+  waiting: "waiting for your decision",
+  sending: "sending your decision…",
+  error: "error",
+});
+
+/**
+ * @param {unknown} audit
+ * @param {HTMLElement} body
+ * @param {TreeState} tree
+ */
+function renderAudit(audit, body, tree) {
+  const rows = Array.isArray(audit) ? audit : [];
+  /** @type {string[]} */
+  const columns = [];
+  for (const r of rows) if (isObj(r)) for (const k of Object.keys(r)) if (!columns.includes(k)) columns.push(k);
+  const hasPlain = rows.some((r) => !isObj(r));
+  const head = h("tr", {}, columns.map((c) => h("th", { attrs: { scope: "col" }, text: c })));
+  if (hasPlain) head.append(h("th", { attrs: { scope: "col" }, text: "record" }));
+  const tbody = h("tbody");
+  rows.forEach((r, i) => {
+    const tr = h("tr");
+    for (const c of columns) {
+      const v = isObj(r) && hasOwn(r, c) ? r[c] : undefined;
+      tr.append(h("td", {}, [v === undefined ? "" : longText(typeof v === "string" ? v : safeJson(v), tree, `${i}/${c}`)]));
+    }
+    if (hasPlain) tr.append(h("td", {}, [isObj(r) ? "" : longText(asText(r), tree, `${i}`)]));
+    tbody.append(tr);
+  });
+  body.replaceChildren(h("table", { cls: "agui-audit-table" }, [h("thead", {}, [head]), tbody]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Styles (scoped under .agui-chat; JupyterLab variables, then VS Code variables, then system colours)
+// ---------------------------------------------------------------------------------------------
+
+const CSS = `
+.agui-chat {
+  --agui-fg: var(--jp-ui-font-color1, var(--vscode-editor-foreground, CanvasText));
+  --agui-fg0: var(--jp-ui-font-color0, var(--agui-fg));
+  --agui-muted: var(--jp-ui-font-color2, color-mix(in srgb, var(--agui-fg) 65%, transparent));
+  --agui-bg: var(--jp-layout-color0, transparent);
+  --agui-bg1: var(--jp-layout-color1, color-mix(in srgb, var(--agui-fg) 3%, transparent));
+  --agui-bg2: var(--jp-layout-color2, color-mix(in srgb, var(--agui-fg) 8%, transparent));
+  --agui-border: var(--jp-border-color2, var(--vscode-panel-border, color-mix(in srgb, var(--agui-fg) 20%, transparent)));
+  --agui-border1: var(--jp-border-color1, color-mix(in srgb, var(--agui-fg) 35%, transparent));
+  --agui-brand: var(--jp-brand-color1, var(--vscode-focusBorder, #1976d2));
+  --agui-error: var(--jp-error-color1, #d32f2f);
+  --agui-warn: var(--jp-warn-color1, #e67700);
+  --agui-success: var(--jp-success-color1, #2e7d32);
+  --agui-font: var(--jp-ui-font-family, var(--vscode-font-family, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif));
+  --agui-code: var(--jp-code-font-family, var(--vscode-editor-font-family, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace));
+  --agui-size: var(--jp-content-font-size1, 13px);
+  font-family: var(--agui-font);
+  font-size: var(--agui-size);
+  line-height: 1.45;
+  color: var(--agui-fg);
+  background: var(--agui-bg);
+  overflow-wrap: anywhere;
+  display: flex;
+  flex-direction: column;
+  gap: 6px;
+  max-width: 100%;
+}
+.agui-chat *, .agui-chat *::before, .agui-chat *::after { box-sizing: border-box; }
+.agui-chat [hidden] { display: none !important; }
+.agui-chat .agui-pre, .agui-chat .agui-text { white-space: pre-wrap; }
+.agui-chat .agui-hint, .agui-chat .agui-label, .agui-chat .agui-clip-note { color: var(--agui-muted); font-size: 0.9em; }
+.agui-chat .agui-status { display: flex; align-items: center; gap: 6px; color: var(--agui-muted); font-size: 0.9em; }
+.agui-chat .agui-status[data-status=waiting] { color: var(--agui-warn); }
+.agui-chat .agui-status[data-status=error] { color: var(--agui-error); }
+.agui-chat .agui-spinner {
+  display: inline-block; width: 0.9em; height: 0.9em; border-radius: 50%;
+  border: 2px solid currentColor; border-right-color: transparent;
+  animation: agui-spin 0.8s linear infinite; vertical-align: -0.1em; margin-right: 4px;
+}
+@keyframes agui-spin { to { transform: rotate(360deg); } }
+@media (prefers-reduced-motion: reduce) { .agui-chat .agui-spinner { animation-duration: 3s; } }
+.agui-chat .agui-items { display: flex; flex-direction: column; gap: 6px; }
+.agui-chat .agui-item { padding: 6px 8px; border-radius: 4px; }
+.agui-chat .agui-user { background: var(--agui-bg2); align-self: flex-end; max-width: 85%; }
+.agui-chat .agui-role { font-size: 0.85em; color: var(--agui-muted); }
+.agui-chat .agui-assistant { color: var(--agui-fg0); }
+.agui-chat .agui-assistant.agui-streaming .agui-text::after { content: "▍"; opacity: 0.6; }
+.agui-chat .agui-reasoning summary { cursor: pointer; color: var(--agui-muted); }
+.agui-chat .agui-tool, .agui-chat .agui-card, .agui-chat .agui-unknown {
+  border: 1px solid var(--agui-border); background: var(--agui-bg1);
+}
+.agui-chat .agui-tool-name { font-family: var(--agui-code); }
+.agui-chat .agui-badge {
+  display: inline-block; padding: 0 6px; border-radius: 8px; font-size: 0.85em;
+  border: 1px solid var(--agui-border1); color: var(--agui-muted);
+}
+.agui-chat .agui-badge[data-status=done] { color: var(--agui-success); border-color: var(--agui-success); }
+.agui-chat .agui-badge[data-status=rejected], .agui-chat .agui-badge[data-status=cancelled] { color: var(--agui-error); border-color: var(--agui-error); }
+.agui-chat .agui-badge[data-status=awaiting] { color: var(--agui-warn); border-color: var(--agui-warn); }
+.agui-chat .agui-error, .agui-chat .agui-error-title { color: var(--agui-error); }
+.agui-chat .agui-error-item { border: 1px solid var(--agui-error); }
+.agui-chat .agui-notice { color: var(--agui-muted); font-style: italic; }
+.agui-chat .agui-card { border-left: 3px solid var(--agui-warn); display: flex; flex-direction: column; gap: 6px; }
+.agui-chat .agui-card[data-status=done] { border-left-color: var(--agui-success); }
+.agui-chat .agui-card[data-status=failed] { border-left-color: var(--agui-error); }
+.agui-chat .agui-card-head { display: flex; justify-content: space-between; gap: 8px; font-weight: 600; }
+.agui-chat .agui-card-status { font-weight: normal; color: var(--agui-muted); }
+.agui-chat .agui-interrupt { border-top: 1px dashed var(--agui-border); padding-top: 6px; display: flex; flex-direction: column; gap: 4px; }
+.agui-chat .agui-interrupt:first-child { border-top: none; padding-top: 0; }
+.agui-chat .agui-interrupt.agui-expired .agui-args { opacity: 0.6; }
+.agui-chat .agui-countdown { font-variant-numeric: tabular-nums; color: var(--agui-warn); font-size: 0.9em; }
+.agui-chat .agui-expired-text { color: var(--agui-error); }
+.agui-chat .agui-decision { color: var(--agui-fg0); }
+.agui-chat .agui-decision[data-action=approve], .agui-chat .agui-decision[data-action=edit], .agui-chat .agui-decision[data-action=answer] { color: var(--agui-success); }
+.agui-chat .agui-decision[data-action=reject], .agui-chat .agui-decision[data-action=cancel] { color: var(--agui-error); }
+.agui-chat .agui-note { color: var(--agui-muted); font-size: 0.9em; }
+.agui-chat .agui-buttons { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-top: 4px; }
+.agui-chat .agui-btn {
+  font: inherit; color: var(--agui-fg); background: var(--agui-bg2);
+  border: 1px solid var(--agui-border1); border-radius: 3px; padding: 2px 10px; cursor: pointer;
+}
+.agui-chat .agui-btn:hover:not(:disabled) { border-color: var(--agui-brand); }
+.agui-chat .agui-btn:disabled { opacity: 0.5; cursor: not-allowed; }
+.agui-chat .agui-btn.agui-primary { background: var(--agui-brand); border-color: var(--agui-brand); color: #fff; }
+.agui-chat .agui-btn.agui-danger { color: var(--agui-error); border-color: var(--agui-error); }
+.agui-chat .agui-btn[aria-pressed=true] { box-shadow: inset 0 0 0 2px var(--agui-fg); }
+.agui-chat .agui-btn.agui-link { background: none; border: none; padding: 0; color: var(--agui-brand); text-decoration: underline; }
+.agui-chat :is(button, input, select, textarea, summary):focus-visible { outline: 2px solid var(--agui-brand); outline-offset: 2px; }
+.agui-chat .agui-field { display: flex; flex-direction: column; gap: 2px; margin: 2px 0; }
+.agui-chat .agui-field-boolean { flex-direction: row; align-items: center; flex-wrap: wrap; }
+.agui-chat .agui-fieldset, .agui-chat .agui-edit-fields { border: 1px solid var(--agui-border); border-radius: 3px; padding: 4px 8px; margin: 0; min-width: 0; }
+.agui-chat .agui-edit-fields { border: none; padding: 0; }
+.agui-chat .agui-input {
+  font: inherit; color: var(--agui-fg); background: var(--agui-bg);
+  border: 1px solid var(--agui-border1); border-radius: 3px; padding: 2px 4px; max-width: 100%;
+}
+.agui-chat .agui-json, .agui-chat textarea.agui-input { font-family: var(--agui-code); width: 100%; resize: vertical; }
+.agui-chat .agui-input[aria-invalid=true] { border-color: var(--agui-error); }
+.agui-chat .agui-required { color: var(--agui-error); }
+.agui-chat .agui-form-errors { margin: 4px 0; padding-left: 1.2em; }
+.agui-chat .agui-edit-slot { border: 1px solid var(--agui-border1); border-radius: 3px; padding: 6px 8px; margin-top: 4px; background: var(--agui-bg); }
+.agui-chat .agui-diff { border: 1px solid var(--agui-border); border-radius: 3px; padding: 4px 8px; }
+.agui-chat .agui-diff-title { font-weight: 600; }
+.agui-chat .agui-diff-list { margin: 2px 0; padding-left: 1.2em; }
+.agui-chat .agui-diff-old { color: var(--agui-error); }
+.agui-chat .agui-diff-new { color: var(--agui-success); text-decoration: none; }
+.agui-chat .agui-kv { border-collapse: collapse; font-size: 0.95em; }
+.agui-chat .agui-kv th, .agui-chat .agui-kv td { text-align: left; vertical-align: top; padding: 1px 6px 1px 0; }
+.agui-chat .agui-kv th { font-family: var(--agui-code); color: var(--agui-muted); font-weight: normal; white-space: nowrap; }
+.agui-chat .agui-kv .agui-kv { border-left: 1px solid var(--agui-border); padding-left: 4px; }
+.agui-chat .agui-v-number, .agui-chat .agui-v-boolean, .agui-chat .agui-v-null, .agui-chat .agui-v-json { font-family: var(--agui-code); }
+.agui-chat .agui-v-string { white-space: pre-wrap; }
+.agui-chat .agui-v-null, .agui-chat .agui-v-empty { color: var(--agui-muted); }
+.agui-chat details > summary { cursor: pointer; }
+.agui-chat .agui-state, .agui-chat .agui-audit { font-size: 0.9em; }
+.agui-chat .agui-audit-table { border-collapse: collapse; }
+.agui-chat .agui-audit-table th, .agui-chat .agui-audit-table td { border: 1px solid var(--agui-border); padding: 1px 4px; text-align: left; vertical-align: top; }
+`;
+
+// ---------------------------------------------------------------------------------------------
+// render
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * @param {{model: Model, el: HTMLElement}} props
+ * @returns {() => void} cleanup
+ */
+function render({ model, el }) {
+  const root = h("div", { cls: "agui-chat" });
+  const style = h("style");
+  style.textContent = CSS;
+  const statusSpinner = h("span", { cls: "agui-spinner", attrs: { "aria-hidden": "true" } });
+  const statusText = h("span", {});
+  const status = h("div", { cls: "agui-status", attrs: { role: "status" } }, [statusSpinner, statusText]);
+  const list = h("div", { cls: "agui-items" });
+  const stateBody = h("div", { cls: "agui-state-body" });
+  const stateBox = h("details", { cls: "agui-state" }, [h("summary", { text: "State" }), stateBody]);
+  const auditSummary = h("summary", { text: "Audit" });
+  const auditBody = h("div", { cls: "agui-audit-body" });
+  const auditBox = h("details", { cls: "agui-audit" }, [auditSummary, auditBody]);
+  root.append(style, status, list, stateBox, auditBox);
+  el.append(root);
+
+  const ticker = createTicker();
+  /** @type {Map<string, Entry>} */
+  const entries = new Map();
+  /** @type {Map<string, {handleAck(msg: any): void}>} */
+  const requests = new Map();
+  /** @type {Env} */
+  const env = {
+    ticker,
+    send(msg, owner) {
+      requests.set(msg.requestId, owner);
+      model.send(msg);
+    },
+  };
+  /** @type {TreeState} */
+  const stateTree = { expanded: new Set() };
+  /** @type {TreeState} */
+  const auditTree = { expanded: new Set() };
+
+  /** @param {string} kind @param {any} item @returns {Entry} */
+  const createEntry = (kind, item) => {
+    switch (kind) {
+      case "user":
+        return userEntry(item);
+      case "assistant":
+        return assistantEntry(item);
+      case "reasoning":
+        return reasoningEntry(item);
+      case "tool":
+        return toolEntry(item);
+      case "card":
+        return cardEntry(item, env);
+      case "error":
+        return errorEntry(item);
+      case "notice":
+        return noticeEntry(item);
+      default:
+        return unknownEntry(item, kind);
+    }
+  };
+
+  const renderItems = () => {
+    const raw = model.get("items");
+    const items = Array.isArray(raw) ? raw : [];
+    const seen = new Set();
+    /** @type {HTMLElement[]} */
+    const order = [];
+    items.forEach((item, i) => {
+      const kind = isObj(item) && typeof item.kind === "string" ? item.kind : "unknown";
+      const id = isObj(item) ? item.id : undefined;
+      let key = typeof id === "string" || typeof id === "number" ? `${kind}\u0000${id}` : `\u0001${i}`;
+      while (seen.has(key)) key += "\u0000";
+      seen.add(key);
+      let entry = entries.get(key);
+      try {
+        if (entry) entry.update(item);
+        else {
+          entry = createEntry(kind, item);
+          entries.set(key, entry);
+        }
+      } catch (e) {
+        console.error("agui-chat: could not render an item", e);
+        entry?.destroy();
+        entry = unknownEntry(item, kind);
+        entries.set(key, entry);
+      }
+      order.push(entry.node);
+    });
+    for (const [key, entry] of entries) {
+      if (!seen.has(key)) {
+        entry.destroy();
+        entry.node.remove();
+        entries.delete(key);
+      }
+    }
+    // Move only what is out of place: moving a node would drop focus inside it.
+    let ref = list.firstChild;
+    for (const node of order) {
+      if (node === ref) ref = node.nextSibling;
+      else list.insertBefore(node, ref);
+    }
+  };
+
+  const renderStatus = () => {
+    const s = asText(model.get("status")) || "idle";
+    status.dataset.status = s;
+    statusSpinner.hidden = !(s === "running" || s === "sending");
+    statusText.textContent = RUN_STATUS_TEXT[s] ?? s;
+  };
+
+  const renderState = () => {
+    const s = model.get("state");
+    const empty = s === null || s === undefined || (isObj(s) && Object.keys(s).length === 0);
+    stateBox.hidden = empty;
+    stateBody.replaceChildren(empty ? "" : renderTree(s, stateTree));
+  };
+
+  const renderAuditBox = () => {
+    const a = model.get("audit");
+    const n = Array.isArray(a) ? a.length : 0;
+    auditBox.hidden = n === 0;
+    auditSummary.textContent = `Audit (${n})`;
+    if (n > 0) renderAudit(a, auditBody, auditTree);
+    else auditBody.replaceChildren();
+  };
+
+  /** @param {any} msg */
+  const onMsg = (msg) => {
+    if (!isObj(msg) || msg.type !== "ack" || typeof msg.requestId !== "string") return;
+    const owner = requests.get(msg.requestId);
+    if (!owner) return;
+    requests.delete(msg.requestId);
+    owner.handleAck(msg);
+  };
+
+  renderStatus();
+  renderItems();
+  renderState();
+  renderAuditBox();
+  model.on("change:items", renderItems);
+  model.on("change:status", renderStatus);
+  model.on("change:state", renderState);
+  model.on("change:audit", renderAuditBox);
+  model.on("msg:custom", onMsg);
+
+  return () => {
+    model.off("change:items", renderItems);
+    model.off("change:status", renderStatus);
+    model.off("change:state", renderState);
+    model.off("change:audit", renderAuditBox);
+    model.off("msg:custom", onMsg);
+    ticker.stop();
+    for (const entry of entries.values()) entry.destroy();
+    entries.clear();
+    requests.clear();
+    root.remove();
+  };
+}
+
+export default { render };
