@@ -473,9 +473,11 @@ class Chat:
             item = (
                 card.items.get(f"tool:{interrupt.tool_call_id}") if interrupt.tool_call_id else None
             )
-            if item is not None and item.get("status") != "done":
-                status = {"reject": "rejected", "cancel": "cancelled"}.get(kind, item.get("status"))
-                card.items.mark_tool(interrupt.tool_call_id, str(status))
+            status = {"reject": "rejected", "cancel": "cancelled"}.get(kind)
+            if item is not None and status is not None:
+                # Some servers answer a denial with a result (pydantic-ai: "denied"): the
+                # decision still names what happened to the call.
+                card.items.mark_tool(interrupt.tool_call_id, status)
         self._push(card.view, card.view.state, force=True)
 
     # -- conveniences ---------------------------------------------------------------------

@@ -1,0 +1,360 @@
+"""The chat view and its cards, driven as the front end would (no browser, no kernel).
+
+Clicks are delivered through ``ChatView._handle_custom_msg``, the handler anywidget calls for a
+``model.send`` from js/chat.js; the demo agent runs in-process and records every request, so each
+test asserts on what the server actually received.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+from agui_notebook import Agent, ResumeRefused, approve, policies, reject
+from agui_notebook._chat import Chat, InterruptReissued
+from agui_notebook._widgets import ChatView, parse_front_message
+
+TRANSFER = "Transfer $500 from 1234567890 to 0987654321"
+
+
+def resumes(agent: Agent) -> list[dict[str, Any]]:
+    return [r["body"] for r in agent.demo_app.requests if (r["body"] or {}).get("resume")]
+
+
+def capture_acks(view: ChatView) -> list[dict[str, Any]]:
+    sent: list[dict[str, Any]] = []
+    view.send = sent.append  # type: ignore[method-assign]  # no comm in tests: record instead
+    return sent
+
+
+async def pending_card(chat: Chat, timeout: float = 5.0) -> dict[str, Any]:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        view = chat.view
+        if view is not None:
+            for item in view.items:
+                if item["kind"] == "card" and item["status"] == "pending":
+                    return item
+        await asyncio.sleep(0.01)
+    raise AssertionError("no pending card appeared")
+
+
+def decide(card: dict[str, Any], request_id: str, **decision: Any) -> dict[str, Any]:
+    return {
+        "type": "decide",
+        "requestId": request_id,
+        "card": card["id"],
+        "decisions": {it["id"]: decision for it in card["interrupts"]},
+    }
+
+
+def click(chat: Chat, message: dict[str, Any]) -> None:
+    assert chat.view is not None
+    chat.view._handle_custom_msg(chat.view, message, [])
+
+
+@pytest.fixture
+def agent() -> Agent:
+    return Agent.demo(text_delay=0)
+
+
+async def test_approve_click_resumes_same_thread_and_shows_result(agent: Agent) -> None:
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(chat.send(TRANSFER))
+    card = await pending_card(chat)
+    assert card["interrupts"][0]["toolName"] == "transfer_money"
+    assert card["interrupts"][0]["args"]["amount"] == 500
+    assert card["interrupts"][0]["mode"] == "tool"
+    acks = capture_acks(chat.view)  # type: ignore[arg-type]
+    click(chat, decide(card, "r1", action="approve"))
+    result = await asyncio.wait_for(send, 10)
+
+    assert result.outcome == "success"
+    assert "Transferred 500.00 USD" in result.text
+    assert acks == [{"type": "ack", "requestId": "r1", "accepted": True}]
+    sent = resumes(agent)
+    assert len(sent) == 1
+    assert sent[0]["threadId"] == chat.thread.id
+    assert sent[0]["resume"][0]["payload"] == {"approved": True}
+    items = chat.view.items  # type: ignore[union-attr]
+    kinds = [i["kind"] for i in items]
+    assert kinds[0] == "user" and "card" in kinds
+    final_card = next(i for i in items if i["kind"] == "card")
+    assert final_card["status"] == "done"
+    assert final_card["decidedBy"] == "you"
+    tool = next(i for i in items if i["kind"] == "tool")
+    assert tool["status"] == "done" and '"amount": 500.0' in tool["result"]
+    assert chat.view.state["balances"]["1234567890"] == 2000.0  # type: ignore[index,union-attr]
+    assert [r["decision"] for r in chat.audit] == ["approve"]
+    assert chat.audit[0]["outcome"] == "success"
+
+
+async def test_reject_with_reason_is_sent_and_tool_not_run(agent: Agent) -> None:
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(chat.send(TRANSFER))
+    card = await pending_card(chat)
+    click(chat, decide(card, "r1", action="reject", reason="too much"))
+    result = await asyncio.wait_for(send, 10)
+    assert resumes(agent)[0]["resume"][0]["payload"] == {"approved": False, "reason": "too much"}
+    assert agent.demo_app.executions == []
+    assert "too much" in result.text
+    tool = next(i for i in chat.view.items if i["kind"] == "tool")  # type: ignore[union-attr]
+    assert tool["status"] == "rejected"
+
+
+async def test_edit_sends_full_replacement_and_runs_with_edited_arguments(agent: Agent) -> None:
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(chat.send(TRANSFER))
+    card = await pending_card(chat)
+    click(chat, decide(card, "r1", action="edit", args={"amount": 250}))
+    await asyncio.wait_for(send, 10)
+    payload = resumes(agent)[0]["resume"][0]["payload"]
+    assert payload["approved"] is True
+    assert payload["editedArgs"]["amount"] == 250
+    assert payload["editedArgs"]["from_account"] == "1234567890"  # full replacement
+    assert agent.demo_app.executions[0]["arguments"]["amount"] == 250
+
+
+async def test_double_click_sends_one_resume(agent: Agent) -> None:
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(chat.send(TRANSFER))
+    card = await pending_card(chat)
+    acks = capture_acks(chat.view)  # type: ignore[arg-type]
+    click(chat, decide(card, "a", action="approve"))
+    click(chat, decide(card, "b", action="reject"))
+    await asyncio.wait_for(send, 10)
+    await asyncio.sleep(0)
+    assert len(resumes(agent)) == 1
+    assert [a["accepted"] for a in acks] == [True, False]
+    assert acks[1]["requestId"] == "b"
+
+
+async def test_click_from_another_thread_wakes_the_wait(agent: Agent) -> None:
+    # JupyterLab >= 4.4 may deliver comm messages on a kernel subshell thread.
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(chat.send(TRANSFER))
+    card = await pending_card(chat)
+    started = asyncio.get_running_loop().time()
+    worker = threading.Thread(target=click, args=(chat, decide(card, "t", action="approve")))
+    worker.start()
+    result = await asyncio.wait_for(send, 10)
+    worker.join()
+    assert result.outcome == "success"
+    assert asyncio.get_running_loop().time() - started < 2.0
+
+
+async def test_batched_interrupts_are_one_card_and_one_resume(agent: Agent) -> None:
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(chat.send("two transfers please"))
+    card = await pending_card(chat)
+    assert len(card["interrupts"]) == 2
+    first, second = card["interrupts"]
+    click(chat, {
+        "type": "decide", "requestId": "r", "card": card["id"],
+        "decisions": {first["id"]: {"action": "approve"}, second["id"]: {"action": "cancel"}},
+    })
+    await asyncio.wait_for(send, 10)
+    sent = resumes(agent)
+    assert len(sent) == 1
+    statuses = {e["interruptId"]: e["status"] for e in sent[0]["resume"]}
+    assert statuses == {first["id"]: "resolved", second["id"]: "cancelled"}
+
+
+async def test_partial_decision_is_refused_with_an_ack(agent: Agent) -> None:
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(chat.send("two transfers please"))
+    card = await pending_card(chat)
+    acks = capture_acks(chat.view)  # type: ignore[arg-type]
+    first = card["interrupts"][0]
+    click(chat, {"type": "decide", "requestId": "p", "card": card["id"],
+                 "decisions": {first["id"]: {"action": "approve"}}})
+    await asyncio.sleep(0.05)
+    assert acks[0]["accepted"] is False and "every interrupt" in acks[0]["error"]
+    assert resumes(agent) == []
+    click(chat, decide(card, "q", action="cancel"))
+    await asyncio.wait_for(send, 10)
+    assert len(resumes(agent)) == 1
+
+
+async def test_input_required_form_answer(agent: Agent) -> None:
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(chat.send("schedule a payment"))
+    card = await pending_card(chat)
+    interrupt = card["interrupts"][0]
+    assert interrupt["mode"] == "form"
+    schema = interrupt["responseSchema"]
+    assert {"date", "amount", "memo"} <= set(schema["properties"])
+    payload = {"date": "2027-01-15", "amount": 120.5, "memo": "rent"}
+    if "frequency" in schema["properties"]:
+        payload["frequency"] = schema["properties"]["frequency"]["enum"][0]
+    click(chat, decide(card, "f", action="answer", payload=payload))
+    result = await asyncio.wait_for(send, 10)
+    assert resumes(agent)[0]["resume"][0]["payload"] == payload
+    assert result.outcome == "success"
+
+
+async def test_always_allow_decides_the_next_interrupt_and_says_so(agent: Agent) -> None:
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(chat.send(TRANSFER))
+    card = await pending_card(chat)
+    message = decide(card, "a", action="approve")
+    message["alwaysAllow"] = ["transfer_money"]
+    click(chat, message)
+    await asyncio.wait_for(send, 10)
+    second = await asyncio.wait_for(chat.send("Transfer $20 from 1234567890 to 0987654321"), 10)
+    assert second.outcome == "success"
+    assert second.decisions[0]["decidedBy"] == "rule: always allow transfer_money"
+    assert len(resumes(agent)) == 2
+
+
+async def test_policy_decides_without_waiting_and_card_names_it(agent: Agent) -> None:
+    chat = agent.chat(policy=policies.reject_all("policy says no"))
+    result = await asyncio.wait_for(chat.send(TRANSFER), 10)
+    card = next(i for i in chat.view.items if i["kind"] == "card")  # type: ignore[union-attr]
+    assert card["status"] == "done"
+    assert card["decidedBy"] == "policy: reject-all"
+    assert card["decisions"][card["interrupts"][0]["id"]]["action"] == "reject"
+    assert "policy says no" in result.text
+    assert "-> reject 'policy says no' (by policy: reject-all) => success" in repr(result)
+
+
+async def test_policy_from_environment(agent: Agent, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGUI_NOTEBOOK_POLICY", "script:reject:not today")
+    chat = agent.chat()
+    assert chat.policy is not None and chat.policy.name == "scripted"
+    result = await asyncio.wait_for(chat.send(TRANSFER), 10)
+    assert resumes(agent)[0]["resume"][0]["payload"]["reason"] == "not today"
+    assert result.decisions[0]["decidedBy"] == "policy: scripted"
+
+
+async def test_timeout_applies_stated_default_and_says_so(agent: Agent) -> None:
+    chat = agent.chat(timeout=0.2, on_timeout="cancel")
+    result = await asyncio.wait_for(chat.send(TRANSFER), 10)
+    assert result.decisions[0]["decidedBy"] == "timeout: cancel after 0.2 s"
+    assert resumes(agent)[0]["resume"][0]["status"] == "cancelled"
+    assert agent.demo_app.executions == []
+
+
+async def test_expired_interrupt_click_is_refused_then_cancel_works() -> None:
+    agent = Agent.demo(text_delay=0, expires_in=0.3)
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(chat.send("quick transfer of $5 from 1234567890 to 0987654321"))
+    card = await pending_card(chat)
+    assert card["interrupts"][0]["expiresAt"] is not None
+    await asyncio.sleep(0.4)
+    click(chat, decide(card, "late", action="approve"))
+    await asyncio.sleep(0.1)  # the click is handled on the loop, then the card is pending again
+    card = await pending_card(chat)  # refused client-side: back to pending, with the reason
+    assert card["error"] and "expired" in card["error"]["message"]
+    assert resumes(agent) == []
+    click(chat, decide(card, "c", action="cancel"))
+    result = await asyncio.wait_for(send, 10)
+    assert result.outcome == "success"
+    assert resumes(agent)[0]["resume"][0]["status"] == "cancelled"
+
+
+async def test_failed_resume_shows_retry_that_resends_the_same_decision(agent: Agent) -> None:
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(chat.send(TRANSFER))
+    card = await pending_card(chat)
+    # Break the transport for exactly one request: the resume.
+    transport = agent._transport._given_client._transport  # type: ignore[union-attr]
+    original = transport.handle_async_request
+    calls = 0
+
+    async def flaky(request: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            import httpx
+
+            raise httpx.ConnectError("connection refused (test)")
+        return await original(request)
+
+    transport.handle_async_request = flaky
+    click(chat, decide(card, "a", action="approve"))
+    deadline = asyncio.get_running_loop().time() + 5
+    failed = None
+    while failed is None and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
+        failed = next(
+            (i for i in chat.view.items if i["kind"] == "card" and i["status"] == "failed"), None  # type: ignore[union-attr]
+        )
+    assert failed is not None and "Cannot reach" in failed["error"]["title"]
+    assert len(chat.thread.pending) == 1  # still pending: retryable
+    click(chat, {"type": "retry", "requestId": "again", "card": failed["id"]})
+    result = await asyncio.wait_for(send, 10)
+    assert result.outcome == "success"
+    assert len(resumes(agent)) == 1  # the failed attempt never reached the server
+    assert chat.audit[0]["outcome"] == "success"
+
+
+async def test_reissued_interrupt_stops_automatic_decisions() -> None:
+    chat_agent = Agent.demo(text_delay=0)
+    chat = chat_agent.chat(policy=policies.approve_all())
+    # Simulate a server that raises the same interrupt again after it was answered.
+    thread = chat.thread
+    await thread.run(TRANSFER)
+    original = thread.pending[0]
+    thread._answered = {original.id}
+    from dataclasses import replace
+
+    card_view = chat._new_view(show=False)
+    card = chat._new_card(card_view, [replace(original, reissued=True)])
+    with pytest.raises(InterruptReissued, match="again after it was answered"):
+        await chat._decide(card)
+
+
+def test_front_messages_are_validated() -> None:
+    with pytest.raises(ValueError, match="decisions"):
+        parse_front_message({"type": "decide", "requestId": "x", "card": "c"})
+    with pytest.raises(ValueError):
+        parse_front_message({"type": "decide", "requestId": "x", "card": "c",
+                             "decisions": {"i": {"action": "explode"}}})
+    with pytest.raises(ValueError):
+        parse_front_message({"type": "retry", "requestId": "x", "card": "c", "extra": 1})
+    ok = parse_front_message({"type": "retry", "requestId": "x", "card": "c"})
+    assert ok.type == "retry"
+
+
+def test_invalid_message_gets_a_refusal_ack() -> None:
+    view = ChatView(on_message=lambda v, m: None)
+    acks = capture_acks(view)
+    view._handle_custom_msg(view, {"type": "decide", "requestId": "z"}, [])
+    assert acks[0]["accepted"] is False and acks[0]["requestId"] == "z"
+
+
+def test_view_repr_is_deterministic_for_nbval() -> None:
+    assert repr(ChatView()) == "ChatView()"
+    bundle = ChatView()._repr_mimebundle_()
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert data["text/plain"] == "ChatView()"
+
+
+async def test_streamed_updates_are_coalesced() -> None:
+    agent = Agent.demo(text_delay=0)
+    chat = agent.chat()
+    await asyncio.wait_for(chat.send("tell me a long story"), 30)
+    view = chat.view
+    assert view is not None
+    events = sum(r.event_count for r in chat.thread.runs)
+    assert events > 50
+    assert view.pushes < events / 2  # far fewer state pushes than events
+    text = next(i for i in view.items if i["kind"] == "assistant")["text"]
+    assert text == chat.thread.messages[-1].content  # the last push carried the final text
+
+
+async def test_code_resume_refused_before_showing_a_card(agent: Agent) -> None:
+    chat = agent.chat(timeout=1)
+    thread = chat.thread
+    await thread.run("two transfers please")
+    with pytest.raises(ResumeRefused):
+        await chat.resume(approve())  # two pending: one decision is not enough
+    assert resumes(agent) == []
+    first, second = thread.pending
+    result = await chat.resume({first.id: approve(), second.id: reject("no")})
+    assert result.outcome == "success"
+    assert len(resumes(agent)) == 1
