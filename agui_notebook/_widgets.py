@@ -88,14 +88,18 @@ class ChatView(anywidget.AnyWidget):  # type: ignore[misc]
         self.item_list = ItemList()
         self.pending_state: Any = None
         self.flush_scheduled = False
-        self.on_msg(self._handle_custom_msg)
 
     def __repr__(self) -> str:
         # Deterministic (no ids, no addresses): nbval compares the text/plain of widget outputs.
         return "ChatView()"
 
-    def _handle_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        # May run on a kernel subshell thread: validate here, act on the loop (the listener).
+    def _handle_custom_msg(self, *args: Any) -> None:
+        """ipywidgets' entry point for a ``model.send`` from the front end: ``(content, buffers)``.
+
+        Also accepts ``(widget, content, buffers)``, the ``on_msg`` callback form. It may run on a
+        kernel subshell thread: validate here, act on the loop (the listener hands it over).
+        """
+        content = args[-2] if len(args) >= 2 else None
         request_id = content.get("requestId") if isinstance(content, dict) else None
         try:
             message = parse_front_message(content)
