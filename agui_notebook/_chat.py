@@ -180,7 +180,8 @@ class Chat:
         view.pending_state = state
         if not (force or items.dirty):
             return
-        if view.push(items.snapshot(), state, force=force):
+        if force or view.due():
+            view.push(items.snapshot(), state)
             return
         # Too soon: a trailing push makes sure the last update shows even if the stream pauses.
         if not view.flush_scheduled and self._loop is not None:
@@ -190,7 +191,7 @@ class Chat:
     def _flush(self, view: ChatView) -> None:
         view.flush_scheduled = False
         if view.item_list.dirty:
-            view.push(view.item_list.snapshot(), view.pending_state, force=True)
+            self._push(view, view.pending_state)  # pushes now, or schedules once more
 
     # -- deciding -------------------------------------------------------------------------
 

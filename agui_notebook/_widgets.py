@@ -117,15 +117,15 @@ class ChatView(anywidget.AnyWidget):  # type: ignore[misc]
             content["error"] = error
         self.send(content)
 
-    def push(self, items: list[dict[str, Any]], state: Any, *, force: bool = False) -> bool:
-        """Send new items/state unless the last push was under 1/30 s ago (then returns False)."""
-        now = time.monotonic()
-        if not force and now - self._last_push < 1.0 / self.max_updates_per_second:
-            return False
-        self._last_push = now
+    def due(self) -> bool:
+        """Whether a push now keeps within ``max_updates_per_second``."""
+        return time.monotonic() - self._last_push >= 1.0 / self.max_updates_per_second
+
+    def push(self, items: list[dict[str, Any]], state: Any) -> None:
+        """Send new items and state to the front end (callers coalesce with :meth:`due`)."""
+        self._last_push = time.monotonic()
         with self.hold_sync():
             self.items = items
             if state is not self.state:
                 self.state = state
         self.pushes += 1
-        return True
