@@ -1,0 +1,90 @@
+"""The ``agui-notebook`` command line. Subcommands import what they need only when they run.
+
+agui-notebook                      version and the list of subcommands
+agui-notebook demo-server --port 8000
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Sequence
+from importlib import metadata
+
+
+def _version() -> str:
+    try:
+        return metadata.version("agui-notebook")
+    except metadata.PackageNotFoundError:  # a source checkout: the package itself knows
+        package = sys.modules.get("agui_notebook")
+        return str(getattr(package, "__version__", "unknown"))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agui-notebook",
+        description="Work with AG-UI agents from Jupyter notebooks.",
+    )
+    parser.add_argument("--version", action="version", version=f"agui-notebook {_version()}")
+    commands = parser.add_subparsers(dest="command", metavar="<command>")
+    demo = commands.add_parser(
+        "demo-server",
+        help="serve the built-in demo agent over HTTP+SSE (loopback by default)",
+        description="Serve the scripted demo banking agent at http://HOST:PORT/ "
+        "(POST a RunAgentInput, read SSE). No API key, no LLM.",
+    )
+    demo.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="interface to bind (default 127.0.0.1; the demo has no auth)",
+    )
+    demo.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    demo.add_argument(
+        "--text-delay",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds between streamed text deltas (default 0.02)",
+    )
+    demo.add_argument(
+        "--expires-in",
+        type=float,
+        default=None,
+        metavar="S",
+        help="lifetime of the expiring interrupt (default 60)",
+    )
+    demo.add_argument(
+        "--keepalive-interval",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds of silence before a ': keepalive' comment (default 15)",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        print(f"agui-notebook {_version()}\n")
+        parser.print_help()
+        return 0
+    if args.command == "demo-server":
+        from agui_notebook.demo._server import serve
+
+        options = {
+            name: getattr(args, name)
+            for name in ("text_delay", "expires_in", "keepalive_interval")
+            if getattr(args, name) is not None
+        }
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C is the normal way to stop
+            serve(args.host, args.port, **options)
+        return 0
+    parser.error(f"unknown command {args.command}")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
