@@ -374,7 +374,7 @@ class Chat:
         if show and kernel_support().in_kernel:
             from IPython.display import display
 
-            display(view)
+            display(view)  # type: ignore[no-untyped-call]
         return view
 
     def _new_card(self, view: ChatView, interrupts: list[PendingInterrupt]) -> _Card:

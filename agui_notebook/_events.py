@@ -169,7 +169,8 @@ class EventParser:
         except ValueError as exc:
             excerpt = data if len(data) <= 120 else data[:120] + "..."
             raise ProtocolError(
-                f"event is not valid JSON ({exc.msg}): {excerpt!r}", event_index=self._index
+                f"event is not valid JSON ({getattr(exc, 'msg', exc)}): {excerpt!r}",
+                event_index=self._index,
             ) from None
         if not isinstance(raw, dict):
             raise ProtocolError(

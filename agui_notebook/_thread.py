@@ -14,7 +14,7 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from types import TracebackType
@@ -251,9 +251,11 @@ class Thread:
         self._snapshot = reducer.snapshot()
         self._pending = pending
         self._last_run_id = reducer.run_id or run.run_id
-        outcome: Outcome = (
-            reducer.outcome if reducer.outcome in ("interrupt", "cancelled") else "success"
-        )  # type: ignore[assignment]
+        outcome: Outcome = "success"
+        if reducer.outcome == "interrupt":
+            outcome = "interrupt"
+        elif reducer.outcome == "cancelled":
+            outcome = "cancelled"
         record.status = outcome
         touched = [
             self._snapshot.messages[m] for m in reducer.touched if m in self._snapshot.messages
@@ -273,7 +275,7 @@ class Thread:
 
 
 def _is_input(message: Any, run: RunStream) -> bool:
-    return any(message.id == m.id for m in run.new_messages)
+    return any(message.id == getattr(m, "id", None) for m in run.new_messages)
 
 
 def _as_messages(message: str | BaseModel | Iterable[BaseModel] | None) -> list[BaseModel]:
@@ -363,15 +365,15 @@ class RunStream:
         tb: TracebackType | None,
     ) -> None:
         if self._started:
-            await self._gen.aclose()
+            await self._gen.aclose()  # closes the HTTP stream if the body broke out early
         else:
             self._release()
 
-    def __aiter__(self) -> AsyncIterator[BaseModel]:
+    def __aiter__(self) -> AsyncGenerator[BaseModel, None]:
         if self._started:
             raise RuntimeError("a RunStream can be iterated once")
         self._started = True
-        self._gen = self._events()
+        self._gen: AsyncGenerator[BaseModel, None] = self._events()
         return self._gen
 
     async def abort(self) -> None:
@@ -384,7 +386,7 @@ class RunStream:
         if self.thread._active is self:
             self.thread._active = None
 
-    async def _events(self) -> AsyncIterator[BaseModel]:
+    async def _events(self) -> AsyncGenerator[BaseModel, None]:
         thread = self.thread
         agent = thread.agent
         self._task = asyncio.current_task()
@@ -402,7 +404,7 @@ class RunStream:
         thread.runs.append(record)
         reducer = RunReducer(thread._snapshot, record.warnings.append)
         for message in self.new_messages:
-            reducer.messages[message.id] = message
+            reducer.messages[getattr(message, "id")] = message  # noqa: B009 - any Message model
         self.reducer = reducer
         decoder = SSEStreamDecoder(max_event_bytes=agent.max_event_bytes)
         parser = EventParser(record.warnings.append)
@@ -432,8 +434,8 @@ class RunStream:
             async with agent._transport.open(body) as chunks:
                 try:
                     async for chunk in chunks:
-                        for message in decoder.feed(chunk):
-                            for event in parser.parse(message.data):
+                        for sse in decoder.feed(chunk):
+                            for event in parser.parse(sse.data):
                                 etype = type_of(event)
                                 if handle(etype, event):
                                     last_event_at = time.monotonic()
@@ -445,8 +447,8 @@ class RunStream:
                                 f"no event for {idle_limit:g} s (only keepalive comments); "
                                 "raise idle_timeout on the Agent if the agent is just slow"
                             )
-                    for message in decoder.close():
-                        for event in parser.parse(message.data):
+                    for sse in decoder.close():
+                        for event in parser.parse(sse.data):
                             if handle(type_of(event), event):
                                 yield event
                 except ConnectionDropped as exc:

@@ -33,17 +33,18 @@ def kernel_support() -> KernelSupport:
     if shell is None or not hasattr(shell, "kernel"):
         return KernelSupport(False, True, "not in a Jupyter kernel")
     try:
-        import ipykernel
+        from importlib.metadata import version as installed
 
-        version = tuple(int(p) for p in ipykernel.__version__.split(".")[:2])
-    except (ImportError, ValueError):
+        release = installed("ipykernel")
+        version = tuple(int(p) for p in release.split(".")[:2])
+    except (ImportError, ValueError):  # PackageNotFoundError is an ImportError
         return KernelSupport(True, False, "unknown ipykernel version")
     if version >= (7, 4):
-        return KernelSupport(True, True, f"ipykernel {ipykernel.__version__}")
+        return KernelSupport(True, True, f"ipykernel {release}")
     return KernelSupport(
         True,
         False,
-        f"ipykernel {ipykernel.__version__} delivers clicks only after the cell ends "
+        f"ipykernel {release} delivers clicks only after the cell ends "
         "(7.4 or newer waits in the cell)",
     )
 

@@ -62,18 +62,18 @@ def parse_front_message(content: Any) -> DecideMessage | RetryMessage:
         raise ValueError(f"invalid message from the card ({loc}: {first['msg']})") from None
 
 
-class ChatView(anywidget.AnyWidget):  # type: ignore[misc]
+class ChatView(anywidget.AnyWidget):
     """One turn of a chat, as it streams: messages, tool calls, cards, errors."""
 
     _esm = chat_js_path()
 
-    items = traitlets.List([]).tag(sync=True)
+    items: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
     """Display items in order (docs/widget-protocol.md)."""
     state = traitlets.Any(None).tag(sync=True)
     """The agent's shared state."""
     status = traitlets.Unicode("idle").tag(sync=True)
     """idle | running | waiting | sending | error."""
-    audit = traitlets.List([]).tag(sync=True)
+    audit: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
     """Decisions made in this turn (plain records; saved with the notebook's widget state)."""
 
     #: At most this many state pushes per second while streaming (text deltas are coalesced).
