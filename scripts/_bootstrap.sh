@@ -1,0 +1,100 @@
+# shellcheck shell=bash
+# Shared set-up for scripts/test and scripts/lab. Source it; do not run it.
+#
+# Gives: REPO_ROOT, log/warn/die, ensure_venv DIR EXTRAS [PIP_SPEC...], ensure_chromium,
+# ensure_node_modules.
+# Every function is idempotent: a venv is reused while a stamp file (a hash of pyproject.toml,
+# the extras, the extra pip specs and the interpreter) matches, so a second run skips pip.
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PYTHON_FOR_VENV="${PYTHON_FOR_VENV:-python3}"
+
+log() { printf '\033[1;34m[agui]\033[0m %s\n' "$*" >&2; }
+warn() { printf '\033[1;33m[agui] WARNING:\033[0m %s\n' "$*" >&2; }
+die() {
+    printf '\033[1;31m[agui] ERROR:\033[0m %s\n' "$*" >&2
+    exit 1
+}
+
+_sha256() { sha256sum | cut -d' ' -f1; }
+
+# ensure_venv DIR EXTRAS [PIP_SPEC...]
+#   DIR      venv directory (relative to REPO_ROOT or absolute)
+#   EXTRAS   comma-separated extras of this project, e.g. "lab,test,interop" ("" for none)
+#   PIP_SPEC further requirements installed after the project (e.g. ag-ui-protocol==1.0.0)
+ensure_venv() {
+    local dir="$1" extras="$2"
+    shift 2
+    case "$dir" in /*) ;; *) dir="$REPO_ROOT/$dir" ;; esac
+    local stamp="$dir/.agui-install-stamp" key
+    key="$(
+        {
+            cat "$REPO_ROOT/pyproject.toml"
+            printf '\nextras=%s\nspecs=%s\n' "$extras" "$*"
+            "$PYTHON_FOR_VENV" -c 'import sys; print(sys.version)'
+        } | _sha256
+    )"
+
+    if [[ -x "$dir/bin/python" ]] && ! "$dir/bin/python" -c 'import sys' 2>/dev/null; then
+        warn "$dir is broken (its interpreter does not start): recreating it"
+        rm -rf "$dir"
+    fi
+    if [[ ! -x "$dir/bin/python" ]]; then
+        log "creating venv $dir"
+        "$PYTHON_FOR_VENV" -m venv "$dir" || die "python3 -m venv $dir failed"
+    fi
+    if [[ -f "$stamp" && "$(cat "$stamp")" == "$key" ]]; then
+        log "venv $dir is up to date (stamp matches pyproject.toml); skipping pip"
+        return 0
+    fi
+    rm -f "$stamp"
+    local target="$REPO_ROOT"
+    if [[ -n "$extras" ]]; then target="$REPO_ROOT[$extras]"; fi
+    log "installing -e .[${extras}] into $dir"
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check -e "$target" ||
+        die "pip install -e '$target' into $dir failed"
+    if [[ $# -gt 0 ]]; then
+        log "installing $* into $dir"
+        "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$@" ||
+            die "pip install $* into $dir failed"
+    fi
+    printf '%s' "$key" >"$stamp"
+}
+
+# Debian's chromium for the Playwright browser tests. Never `playwright install` (no downloads
+# outside the package registries on this workplace).
+ensure_chromium() {
+    if [[ -x /usr/bin/chromium ]]; then
+        log "chromium present: /usr/bin/chromium"
+        return 0
+    fi
+    local sudo=()
+    if [[ "$(id -u)" != 0 ]]; then
+        command -v sudo >/dev/null 2>&1 ||
+            die "/usr/bin/chromium is missing and we are not root and have no sudo: install Debian's 'chromium' package"
+        sudo=(sudo -n)
+    fi
+    log "installing Debian's chromium (apt-get)"
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -q || die "apt-get update failed"
+    "${sudo[@]}" apt-get install -y -q --no-install-recommends chromium || die "apt-get install chromium failed"
+    [[ -x /usr/bin/chromium ]] || die "chromium installed but /usr/bin/chromium is missing"
+}
+
+# npm ci in js/ only when node_modules is older than package-lock.json (stamp = its hash).
+ensure_node_modules() {
+    local js="$REPO_ROOT/js"
+    [[ -f "$js/package.json" ]] || return 0
+    command -v npm >/dev/null 2>&1 || die "js/package.json exists but npm is not installed"
+    [[ -f "$js/package-lock.json" ]] ||
+        die "js/package.json exists without js/package-lock.json: run 'npm install' in js/ and commit the lock file"
+    local key stamp="$js/node_modules/.agui-install-stamp"
+    key="$(cat "$js/package-lock.json" "$js/package.json" | _sha256)"
+    if [[ -f "$stamp" && "$(cat "$stamp")" == "$key" ]]; then
+        log "js/node_modules is up to date; skipping npm ci"
+        return 0
+    fi
+    log "npm ci in js/"
+    (cd "$js" && npm ci --no-audit --no-fund) || die "npm ci in js/ failed"
+    printf '%s' "$key" >"$stamp"
+}

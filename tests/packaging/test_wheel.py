@@ -1,0 +1,157 @@
+"""The built wheel carries the widget front end and works without Node.
+
+Depends on js/chat.js existing: the wheel force-includes it as agui_notebook/static/chat.js
+(pyproject.toml), so without it the build itself fails.
+
+The wheel is `$AGUI_NOTEBOOK_WHEEL` (scripts/test builds one) or built here with `python -m build`.
+
+How the install stays fast and still honest:
+- a brand-new venv (`python -m venv --without-pip`), and the wheel installed into it by pip (the dev
+  venv's pip driving it with `--python`), `--no-deps`: the package code comes only from the wheel;
+- its dependencies are borrowed from the dev venv by a `.pth` line naming the dev venv's
+  site-packages *after* the new venv's own (a plain path line: the dev venv's own .pth files,
+  among them the editable install of this checkout, are not processed), so no second resolve and
+  download of ~80 packages; the child then checks every `Requires-Dist` of the installed wheel
+  is satisfied, which is what a real install would have had to resolve;
+- the child runs with `python -I`, PATH set to the new venv's bin only (no node, no npm), from a
+  temp cwd, and asserts `agui_notebook` was imported from the new venv, not from this checkout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CHAT_JS = REPO_ROOT / "js" / "chat.js"
+WHEEL_CHAT_JS = "agui_notebook/static/chat.js"
+
+CHILD = r"""
+import importlib.metadata as md
+import json, pathlib, shutil, sys
+from packaging.requirements import Requirement
+
+assert shutil.which("node") is None, shutil.which("node")
+assert shutil.which("npm") is None, shutil.which("npm")
+
+import agui_notebook
+
+pkg = pathlib.Path(agui_notebook.__file__).resolve().parent
+prefix = pathlib.Path(sys.prefix).resolve()
+assert pkg.is_relative_to(prefix), f"agui_notebook imported from {pkg}, not from {prefix}"
+chat = pkg / "static" / "chat.js"
+
+helper = None
+try:
+    from agui_notebook import _static
+except ImportError:
+    _static = None
+for name in ("chat_js_path", "chat_js", "esm_path"):
+    fn = getattr(_static, name, None)
+    if callable(fn):
+        helper = str(pathlib.Path(fn()).resolve())
+        break
+
+unsatisfied = []
+for text in md.requires("agui-notebook") or []:
+    req = Requirement(text)
+    if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+        continue
+    try:
+        version = md.version(req.name)
+    except md.PackageNotFoundError:
+        unsatisfied.append(f"{text} (not installed)")
+        continue
+    if not req.specifier.contains(version, prereleases=True):
+        unsatisfied.append(f"{text} (have {version})")
+
+print(json.dumps({
+    "package": str(pkg),
+    "chat_exists": chat.is_file(),
+    "chat": chat.read_text(encoding="utf-8") if chat.is_file() else "",
+    "helper": helper,
+    "chat_path": str(chat.resolve()),
+    "unsatisfied": unsatisfied,
+}))
+"""
+
+
+@pytest.fixture(scope="module")
+def chat_js_source() -> str:
+    if not CHAT_JS.is_file():
+        pytest.fail("js/chat.js does not exist yet: the wheel cannot carry the front end")
+    return CHAT_JS.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def wheel(chat_js_source: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    given = os.environ.get("AGUI_NOTEBOOK_WHEEL")
+    if given:
+        path = Path(given)
+        assert path.is_file(), f"AGUI_NOTEBOOK_WHEEL={given} does not exist"
+        return path
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(REPO_ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    (path,) = out.glob("agui_notebook-*.whl")
+    return path
+
+
+def test_wheel_contains_chat_js(wheel: Path, chat_js_source: str) -> None:
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        assert WHEEL_CHAT_JS in names, f"{WHEEL_CHAT_JS} missing from {wheel.name}"
+        assert zf.read(WHEEL_CHAT_JS).decode("utf-8") == chat_js_source
+    assert not [n for n in names if "node_modules" in n or n.endswith(".test.js")]
+
+
+def test_installed_wheel_works_without_node(wheel: Path, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+         "--no-deps", "--no-index", str(wheel)],
+        check=True,
+        timeout=300,
+    )  # fmt: skip
+    child_purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    dev_purelib = sysconfig.get_paths()["purelib"]
+    Path(child_purelib, "_agui_test_dev_deps.pth").write_text(dev_purelib + "\n")
+
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    env = {"PATH": str(venv / "bin"), "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    proc = subprocess.run(
+        [str(python), "-I", "-c", CHILD],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert Path(result["package"]).is_relative_to(venv.resolve())
+    assert result["chat_exists"], f"no static/chat.js in {result['package']}"
+    assert result["chat"].strip(), "static/chat.js is empty"
+    assert "export default" in result["chat"]
+    if result["helper"] is not None:
+        assert result["helper"] == result["chat_path"]
+    assert result["unsatisfied"] == []
