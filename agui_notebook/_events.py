@@ -19,6 +19,7 @@ the same stream into the same values.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
@@ -121,6 +122,23 @@ def _models() -> dict[str, type[BaseModel]]:
 
 MODELS: dict[str, type[BaseModel]] = _models()
 
+# Validated straight from JSON text when their type is found near the start of the data.
+_FAST = {
+    name: MODELS[name]
+    for name in (
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+        "STATE_DELTA",
+        "REASONING_MESSAGE_CONTENT",
+    )
+}
+_TYPE_FIELD = re.compile(r'"type"\s*:\s*"([A-Z_]+)"')
+
 # Pre-1.0 THINKING_* events, translated at the compatibility boundary (1.0 retired them).
 _THINKING = {
     "THINKING_START": "REASONING_START",
@@ -162,6 +180,23 @@ class EventParser:
     def parse(self, data: str) -> list[BaseModel]:
         """Parse one SSE message's data into zero or more events (expansion may add some)."""
         self._index += 1
+        # Fast path for the frequent events: validate the JSON text directly (pydantic parses
+        # it without building a dict). Anything unusual falls through to the full path below,
+        # so errors and warnings are the same either way.
+        found = _TYPE_FIELD.search(data, 0, 200)
+        if found is not None:
+            model = _FAST.get(found.group(1))
+            if model is not None:
+                try:
+                    event = model.model_validate_json(data)
+                except ValueError:
+                    pass
+                else:
+                    if event.__pydantic_extra__:
+                        self._strip_extras(event, found.group(1))
+                    if self._chunk is None:
+                        return [event]
+                    return [*self._close_chunk(), event]
         try:
             raw = json.loads(data)
         except RecursionError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._interrupts import PendingInterrupt
+from ._reducer import TextBuffer
 
 __all__ = ["ItemList", "card_interrupt", "summarize_arguments"]
 
@@ -24,7 +25,7 @@ class ItemList:
 
     def __init__(self) -> None:
         self._items: dict[str, dict[str, Any]] = {}
-        self._live_text: dict[str, list[str]] = {}
+        self._live_text: dict[str, TextBuffer] = {}
         self.dirty = False
         self._counter = 0
 
@@ -33,8 +34,7 @@ class ItemList:
     def snapshot(self) -> list[dict[str, Any]]:
         """The items as JSON-ready dicts (streaming text joined)."""
         for item_id, parts in self._live_text.items():
-            joined = "".join(parts)
-            self._live_text[item_id] = [joined]
+            joined = parts.value()
             item = self._items[item_id]
             if item["text"] != joined:
                 self._items[item_id] = {**item, "text": joined}
@@ -84,7 +84,7 @@ class ItemList:
             item_id = f"msg:{event.message_id}"
             existing = self._items.get(item_id)
             text = existing["text"] if existing else ""
-            self._live_text[item_id] = [text]
+            self._live_text[item_id] = TextBuffer(text)
             self.put({"kind": kind, "id": item_id, "text": text, "streaming": True})
         elif etype in ("TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT"):
             parts = self._live_text.get(f"msg:{event.message_id}")
@@ -95,14 +95,14 @@ class ItemList:
             item_id = f"msg:{event.message_id}"
             parts = self._live_text.pop(item_id, None)
             if parts is not None:
-                self.update(item_id, text="".join(parts), streaming=False)
+                self.update(item_id, text=parts.value(), streaming=False)
                 if not self._items[item_id]["text"] and item_id.startswith("msg:"):
                     # Tool-only turns arrive wrapped in an empty text message (Microsoft).
                     del self._items[item_id]
         elif etype == "TOOL_CALL_START":
             if event.tool_call_name in _SYNTHETIC_TOOLS:
                 return
-            self._live_text[f"tool:{event.tool_call_id}"] = []
+            self._live_text[f"tool:{event.tool_call_id}"] = TextBuffer()
             self.put(
                 {
                     "kind": "tool",
@@ -124,7 +124,7 @@ class ItemList:
             item_id = f"tool:{event.tool_call_id}"
             parts = self._live_text.pop(item_id, None)
             if parts is not None:
-                text = "".join(parts)
+                text = parts.value()
                 self.update(item_id, argsText=text, args=_parse(text), status="called", text="")
         elif etype == "TOOL_CALL_RESULT":
             item_id = f"tool:{event.tool_call_id}"

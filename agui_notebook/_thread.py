@@ -434,15 +434,17 @@ class RunStream:
             async with agent._transport.open(body) as chunks:
                 try:
                     async for chunk in chunks:
+                        seen = record.event_count
                         for sse in decoder.feed(chunk):
                             for event in parser.parse(sse.data):
-                                etype = type_of(event)
-                                if handle(etype, event):
-                                    last_event_at = time.monotonic()
+                                if handle(type_of(event), event):
                                     yield event
                         if verifier.phase == "failed":
                             break  # after RUN_ERROR only a new run may follow; nothing to wait for
-                        if idle_limit is not None and time.monotonic() - last_event_at > idle_limit:
+                        now = time.monotonic()
+                        if record.event_count != seen:
+                            last_event_at = now
+                        elif idle_limit is not None and now - last_event_at > idle_limit:
                             raise StreamTimeout(
                                 f"no event for {idle_limit:g} s (only keepalive comments); "
                                 "raise idle_timeout on the Agent if the agent is just slow"

@@ -1,0 +1,162 @@
+"""Shared by the benchmarks: a synthetic, valid AG-UI event stream and an in-memory transport.
+
+Nothing here touches the network. The SSE body is served by ``httpx.MockTransport`` through an
+``httpx.AsyncByteStream`` in fixed-size chunks (16 KiB by default), so every contender reads the
+same bytes through the same httpx response machinery.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import httpx
+
+URL = "http://bench.invalid/agent"
+THREAD_ID = "bench-thread"
+RUN_ID = "bench-run"
+CHUNK_SIZE = 16 * 1024
+
+# Per block of 100 events: one text message (60 deltas), one tool call (20 argument deltas and a
+# result) and 15 state deltas.
+TEXT_DELTAS = 60
+ARGS_DELTAS = 20
+STATE_DELTAS = 15
+BLOCK = (TEXT_DELTAS + 2) + (ARGS_DELTAS + 3) + STATE_DELTAS  # 100
+
+_WORDS = ["Hello", " there", ",", " the", " quick", " brown", " fox", " jumps", " over", " a",
+          " lazy", " dog", ".", " It", " was", " sunny", " in", " Paris", " today", "!"]
+
+
+def _dumps(obj: dict[str, Any]) -> bytes:
+    return b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
+
+
+def _split(text: str, parts: int) -> list[str]:
+    n = len(text)
+    return [text[i * n // parts:(i + 1) * n // parts] for i in range(parts)]
+
+
+def _text_message(mid: str, deltas: int, start: int = 0) -> Iterator[dict[str, Any]]:
+    yield {"type": "TEXT_MESSAGE_START", "messageId": mid, "role": "assistant"}
+    words = _WORDS
+    nw = len(words)
+    for k in range(start, start + deltas):
+        yield {"type": "TEXT_MESSAGE_CONTENT", "messageId": mid, "delta": words[k % nw]}
+    yield {"type": "TEXT_MESSAGE_END", "messageId": mid}
+
+
+def mixed_events(n: int) -> Iterator[dict[str, Any]]:
+    """Exactly ``n`` (>= 3) events of one valid run: text, tool calls, state snapshot and deltas."""
+    if n < 3:
+        raise ValueError("a run needs at least 3 events")
+    yield {"type": "RUN_STARTED", "threadId": THREAD_ID, "runId": RUN_ID, "protocolVersion": "1.1"}
+    yield {"type": "STATE_SNAPSHOT",
+           "snapshot": {"counter": 0, "status": "idle", "city": "Paris", "items": ["a", "b"]}}
+    remaining = n - 3
+    block = 0
+    counter = 0
+    while remaining >= BLOCK:
+        mid = f"msg-{block}"
+        yield from _text_message(mid, TEXT_DELTAS, block)
+        tcid = f"call-{block}"
+        yield {"type": "TOOL_CALL_START", "toolCallId": tcid, "toolCallName": "get_weather",
+               "parentMessageId": mid}
+        args = json.dumps({"city": "Paris", "days": block % 7 + 1, "units": "metric",
+                           "note": f"forecast request number {block}"})
+        for piece in _split(args, ARGS_DELTAS):
+            yield {"type": "TOOL_CALL_ARGS", "toolCallId": tcid, "delta": piece}
+        yield {"type": "TOOL_CALL_END", "toolCallId": tcid}
+        yield {"type": "TOOL_CALL_RESULT", "messageId": f"result-{block}", "toolCallId": tcid,
+               "content": '{"temperature":21,"sky":"clear"}', "role": "tool"}
+        for _ in range(STATE_DELTAS):
+            counter += 1
+            if counter % 5:
+                op = {"op": "replace", "path": "/counter", "value": counter}
+            else:
+                op = {"op": "replace", "path": "/status", "value": f"step {counter}"}
+            yield {"type": "STATE_DELTA", "delta": [op]}
+        remaining -= BLOCK
+        block += 1
+    if remaining >= 3:
+        yield from _text_message(f"msg-{block}", remaining - 2)
+    else:
+        for _ in range(remaining):
+            counter += 1
+            yield {"type": "STATE_DELTA",
+                   "delta": [{"op": "replace", "path": "/counter", "value": counter}]}
+    yield {"type": "RUN_FINISHED", "threadId": THREAD_ID, "runId": RUN_ID,
+           "outcome": {"type": "success"}}
+
+
+def text_events(deltas: int, *, messages: int = 1, delta: str = "abcd") -> Iterator[dict[str, Any]]:
+    """One run of ``deltas`` TEXT_MESSAGE_CONTENT events spread over ``messages`` messages."""
+    yield {"type": "RUN_STARTED", "threadId": THREAD_ID, "runId": RUN_ID, "protocolVersion": "1.1"}
+    per, extra = divmod(deltas, messages)
+    for m in range(messages):
+        mid = f"msg-{m}"
+        yield {"type": "TEXT_MESSAGE_START", "messageId": mid, "role": "assistant"}
+        event = {"type": "TEXT_MESSAGE_CONTENT", "messageId": mid, "delta": delta}
+        line = _dumps(event)
+        for _ in range(per + (1 if m < extra else 0)):
+            yield line  # type: ignore[misc]  # pre-encoded: the same bytes every time
+        yield {"type": "TEXT_MESSAGE_END", "messageId": mid}
+    yield {"type": "RUN_FINISHED", "threadId": THREAD_ID, "runId": RUN_ID,
+           "outcome": {"type": "success"}}
+
+
+def encode(events: Iterable[dict[str, Any] | bytes]) -> Iterator[bytes]:
+    """SSE-encode events lazily (``data: {json}\\n\\n``); pre-encoded bytes pass through."""
+    for event in events:
+        yield event if isinstance(event, bytes) else _dumps(event)
+
+
+def rechunk(pieces: Iterable[bytes], size: int = CHUNK_SIZE) -> Iterator[bytes]:
+    """Re-cut a byte stream into ``size``-byte chunks (the last one shorter), lazily."""
+    buf = bytearray()
+    for piece in pieces:
+        buf += piece
+        if len(buf) >= size:
+            whole = len(buf) - len(buf) % size
+            for i in range(0, whole, size):
+                yield bytes(buf[i:i + size])
+            del buf[:whole]
+    if buf:
+        yield bytes(buf)
+
+
+class ByteStream(httpx.AsyncByteStream):
+    """A response body: a fresh iteration of ``make_chunks()`` per request."""
+
+    def __init__(self, make_chunks: Callable[[], Iterable[bytes]]) -> None:
+        self._make = make_chunks
+
+    async def __aiter__(self):  # type: ignore[override]
+        for chunk in self._make():
+            yield chunk
+
+
+class SSEServer:
+    """An ``httpx.MockTransport`` handler answering every POST with the same SSE body."""
+
+    def __init__(self, make_chunks: Callable[[], Iterable[bytes]]) -> None:
+        self._make = make_chunks
+        self.requests = 0
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests += 1
+        return httpx.Response(
+            200,
+            headers={"content-type": "text/event-stream", "cache-control": "no-store"},
+            stream=ByteStream(self._make),
+        )
+
+    def client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(transport=httpx.MockTransport(self), timeout=None)
+
+
+def pregenerated(n: int, size: int = CHUNK_SIZE) -> tuple[list[bytes], int]:
+    """The mixed stream of ``n`` events, encoded once and cut into chunks; (chunks, total bytes)."""
+    data = b"".join(encode(mixed_events(n)))
+    return [data[i:i + size] for i in range(0, len(data), size)], len(data)
