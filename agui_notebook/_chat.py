@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from typing import Any, Literal
 
 from ._decisions import Decision, Decisions, answer, approve, build_resume, cancel, edit, reject
-from ._errors import AGUIError, ResumeRefused
+from ._errors import AGUIError, NothingPending, ResumeRefused, ThreadBusy
 from ._events import type_of
 from ._interrupts import PendingInterrupt
 from ._items import ItemList, card_interrupt, summarize_arguments
@@ -197,19 +197,29 @@ class Chat:
 
     async def _settle(self, view: ChatView, interrupts: list[PendingInterrupt]) -> RunResult:
         card = self._new_card(view, interrupts)
-        decisions, decided_by = await self._decide(card)
+        decided = await self._decide(card)
         while True:
+            if decided is None:  # the interrupts were answered by another resume on the thread
+                return self._answered_elsewhere(card)
+            decisions, decided_by = decided
             self._record_decisions(card, decisions, decided_by)
             try:
                 result = await self._stream(view, self.thread.stream(resume=decisions))
             except ResumeRefused as exc:
+                if isinstance(exc, ThreadBusy) or not self._still_pending(card):
+                    # Code resumed the thread while the card waited: let that run finish.
+                    while self.thread.busy:
+                        await asyncio.sleep(0.02)
+                    if not self._still_pending(card):
+                        return self._answered_elsewhere(card)
+                    continue  # the thread is free and the card still applies: send it now
                 self._set_outcome(card, f"refused: {exc}")
                 if decided_by != "you":
                     self._card_state(card, status="failed", error=("Not sent", str(exc)))
                     raise
                 # A person's decision the client refused (e.g. it expired): nothing was sent.
                 self._card_state(card, status="pending", error=("Not sent", str(exc)))
-                decisions, decided_by = await self._wait_for_person(card)
+                decided = await self._wait_for_person(card)
                 continue
             except AGUIError as exc:
                 self._set_outcome(card, f"failed: {type(exc).__name__}")
@@ -220,14 +230,31 @@ class Chat:
                 if retry is None:
                     raise
                 if isinstance(retry, tuple):  # a new decision instead of a retry
-                    decisions, decided_by = retry
+                    decided = retry
                 continue
             self._set_outcome(card, result.outcome)
             self._card_state(card, status="done", error=None)
             self._mark_tools(card, decisions)
             return result
 
-    async def _decide(self, card: _Card) -> tuple[dict[str, Decision], str]:
+    def _still_pending(self, card: _Card) -> bool:
+        pending = {p.id for p in self.thread.pending}
+        return any(i.id in pending for i in card.interrupts)
+
+    def _answered_elsewhere(self, card: _Card) -> RunResult:
+        """Close a card whose interrupts another resume answered; return that run's result."""
+        for record in self.audit:
+            if record["card"] == card.id:
+                record["outcome"] = "not sent: answered by another resume"
+        self._sync_audit(card.view)
+        card.decided_by = "another resume on this thread"
+        self._card_state(card, status="done", error=None)
+        result = self.thread.last_result
+        if result is None:  # pragma: no cover - a resume that answered them also set this
+            raise NothingPending("the card's interrupts were answered elsewhere")
+        return result
+
+    async def _decide(self, card: _Card) -> tuple[dict[str, Decision], str] | None:
         by_rule = {
             i.id: approve()
             for i in card.interrupts
@@ -265,8 +292,10 @@ class Chat:
                 raise InterruptReissued(message)
         return decisions, decided_by
 
-    async def _wait_for_person(self, card: _Card) -> tuple[dict[str, Decision], str]:
+    async def _wait_for_person(self, card: _Card) -> tuple[dict[str, Decision], str] | None:
         got = await self._wait(card, "decide")
+        if got is None and not self._still_pending(card):
+            return None
         if got is None:
             default: Decision = (
                 cancel() if self.on_timeout == "cancel" else reject("no answer in time")
@@ -285,10 +314,18 @@ class Chat:
         card.accepting = kind
         self._card_state(card, status="pending" if kind == "decide" else "failed")
         card.view.status = "waiting"
+        deadline = loop.time() + self.timeout
         try:
-            return await asyncio.wait_for(card.waiter, self.timeout)
-        except asyncio.TimeoutError:
-            return None
+            # In slices, so a card whose interrupts code answered meanwhile stops waiting.
+            while True:
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    return None
+                try:
+                    return await asyncio.wait_for(asyncio.shield(card.waiter), min(0.25, remaining))
+                except asyncio.TimeoutError:
+                    if kind == "decide" and not self._still_pending(card) and not self.thread.busy:
+                        return None
         finally:
             card.accepting = None
             card.waiter = None

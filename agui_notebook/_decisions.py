@@ -17,6 +17,8 @@ The payload is validated against the schema before anything is sent.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -228,16 +230,23 @@ def _validate(interrupt: PendingInterrupt, payload: Any) -> None:
     schema = interrupt.response_schema
     if not isinstance(schema, dict) or not schema:
         return
-    try:
-        validator_cls = jsonschema.validators.validator_for(schema)
-        validator_cls.check_schema(schema)
-    except jsonschema.SchemaError:
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    if validator is None:
         return  # the server's schema is itself broken: nothing trustworthy to check against
-    errors = sorted(
-        validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER).iter_errors(payload),
-        key=lambda e: list(e.absolute_path),
-    )
+    errors = sorted(validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
         where = "/".join(str(p) for p in first.absolute_path) or "(payload)"
         raise InvalidDecision(interrupt.id, f"{where}: {first.message}", payload=payload)
+
+
+@functools.lru_cache(maxsize=256)
+def _validator(schema_json: str) -> Any:
+    """A checked validator per schema (checking a schema costs milliseconds; servers repeat them)."""
+    schema = json.loads(schema_json)
+    try:
+        validator_cls = jsonschema.validators.validator_for(schema)
+        validator_cls.check_schema(schema)
+    except jsonschema.SchemaError:
+        return None
+    return validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER)

@@ -122,6 +122,26 @@ def _models() -> dict[str, type[BaseModel]]:
 
 MODELS: dict[str, type[BaseModel]] = _models()
 
+# Events whose fields hold further protocol models (stripped recursively).
+_NESTED_MODELS = frozenset({"MESSAGES_SNAPSHOT", "RUN_FINISHED", "RUN_STARTED"})
+_PATCH_OPS = frozenset({"add", "remove", "replace", "move", "copy", "test"})
+
+
+def _patch_problem(op: Any) -> str | None:
+    if not isinstance(op, dict):
+        return "an operation must be an object"
+    kind = op.get("op")
+    if kind not in _PATCH_OPS:
+        return f"unknown op {kind!r}"
+    if not isinstance(op.get("path"), str):
+        return "'path' must be a string"
+    if kind in ("move", "copy") and not isinstance(op.get("from"), str):
+        return f"{kind} needs a string 'from'"
+    if kind in ("add", "replace", "test") and "value" not in op:
+        return f"{kind} needs a 'value'"
+    return None
+
+
 # Validated straight from JSON text when their type is found near the start of the data.
 _FAST = {
     name: MODELS[name]
@@ -192,8 +212,11 @@ class EventParser:
                 except ValueError:
                     pass
                 else:
+                    fast_type = found.group(1)
                     if event.__pydantic_extra__:
-                        self._strip_extras(event, found.group(1))
+                        self._strip_extras(event, fast_type)
+                    if fast_type == "STATE_DELTA":
+                        self._check_patch(event.delta, fast_type)  # type: ignore[attr-defined]
                     if self._chunk is None:
                         return [event]
                     return [*self._close_chunk(), event]
@@ -232,6 +255,10 @@ class EventParser:
         except RecursionError:
             raise ProtocolError("event JSON nested too deeply", event_index=self._index) from None
         self._strip_extras(event, etype)
+        if etype == "STATE_DELTA":
+            self._check_patch(getattr(event, "delta", None) or [], etype)
+        elif etype == "ACTIVITY_DELTA":
+            self._check_patch(getattr(event, "patch", None) or [], etype)
         return self._expand(event, etype)
 
     # -- compatibility boundary -----------------------------------------------------------
@@ -271,20 +298,39 @@ class EventParser:
                 if not (etype == "RUN_STARTED" and key == "protocolVersion"):
                     self._warn(f"stripped unknown property {etype}.{key}")
             extra.clear()
-        if etype == "RUN_FINISHED":
-            outcome = getattr(event, "outcome", None)
-            if outcome is not None:
-                if outcome.__pydantic_extra__:
-                    for key in list(outcome.__pydantic_extra__):
-                        self._warn(f"stripped unknown property RUN_FINISHED.outcome.{key}")
-                    outcome.__pydantic_extra__.clear()
-                for i, interrupt in enumerate(getattr(outcome, "interrupts", None) or ()):
-                    if interrupt.__pydantic_extra__:
-                        for key in list(interrupt.__pydantic_extra__):
-                            self._warn(
-                                f"stripped unknown property RUN_FINISHED.outcome.interrupts[{i}].{key}"
-                            )
-                        interrupt.__pydantic_extra__.clear()
+        if etype in _NESTED_MODELS:
+            # Stripping reaches all the way down (1.1 processing), except inside JSON Patch
+            # operations, whose unknown members RFC 6902 says to ignore, not remove.
+            for name in type(event).model_fields:
+                self._strip_nested(getattr(event, name, None), f"{etype}.{name}")
+
+    def _strip_nested(self, value: Any, path: str) -> None:
+        if isinstance(value, BaseModel):
+            extra = value.__pydantic_extra__
+            if extra:
+                for key in list(extra):
+                    self._warn(f"stripped unknown property {path}.{key}")
+                extra.clear()
+            for name in type(value).model_fields:
+                self._strip_nested(getattr(value, name, None), f"{path}.{name}")
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    self._strip_nested(item, f"{path}[{i}]")
+
+    def _check_patch(self, ops: Any, etype: str) -> None:
+        """A JSON Patch must be well formed (1.1 events/state): a malformed operation is fatal."""
+        for i, op in enumerate(ops):
+            data = (
+                op.model_dump(by_alias=True, exclude_unset=True)
+                if isinstance(op, BaseModel)
+                else op
+            )
+            problem = _patch_problem(data)
+            if problem:
+                raise ProtocolError(
+                    f"malformed {etype} operation [{i}]: {problem}", event_index=self._index
+                )
 
     # -- chunk expansion ------------------------------------------------------------------
 

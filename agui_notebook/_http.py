@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 import httpx
 
 from ._errors import ConnectError, HTTPStatusError, ProtocolError, StreamTimeout, TransportError
+from ._secrets import scrub, secret_values
 
 __all__ = ["ConnectionDropped", "HTTPTransport", "make_timeout", "safe_url"]
 
@@ -98,19 +99,21 @@ class HTTPTransport:
         except httpx.TransportError as exc:
             raise TransportError(f"request to {where} failed: {_reason(exc)}") from None
         try:
-            await _check_response(response, where)
+            await _check_response(response, where, secret_values(request))
             yield _body(response, where)
         finally:
             await response.aclose()
 
 
-async def _check_response(response: httpx.Response, where: str) -> None:
+async def _check_response(response: httpx.Response, where: str, secrets: set[str]) -> None:
+    # An error body may echo the credentials it was sent ("invalid token 'Bearer sk-...'"):
+    # scrub them before the body reaches an error message, a card or a saved notebook.
     if not 200 <= response.status_code < 300:
-        body = await _read_some(response)
+        body = scrub(await _read_some(response), secrets)
         raise HTTPStatusError(response.status_code, body, where)
     content_type = response.headers.get("content-type", "")
     if content_type.partition(";")[0].strip().lower() != "text/event-stream":
-        body = await _read_some(response)
+        body = scrub(await _read_some(response), secrets)
         excerpt = body[:300] + ("..." if len(body) > 300 else "")
         raise ProtocolError(
             f"expected an event stream (text/event-stream) from {where}, got "

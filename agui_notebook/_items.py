@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._compat import SYNTHETIC_TOOLS
 from ._interrupts import PendingInterrupt
 from ._reducer import TextBuffer
 
 __all__ = ["ItemList", "card_interrupt", "summarize_arguments"]
-
-# Microsoft Agent Framework adds a synthetic tool call per approval that never gets a result;
-# it is not a second pending tool (design/agui-wire.md).
-_SYNTHETIC_TOOLS = frozenset({"confirm_changes"})
 
 
 class ItemList:
@@ -100,7 +97,7 @@ class ItemList:
                     # Tool-only turns arrive wrapped in an empty text message (Microsoft).
                     del self._items[item_id]
         elif etype == "TOOL_CALL_START":
-            if event.tool_call_name in _SYNTHETIC_TOOLS:
+            if event.tool_call_name in SYNTHETIC_TOOLS:
                 return
             self._live_text[f"tool:{event.tool_call_id}"] = TextBuffer()
             self.put(

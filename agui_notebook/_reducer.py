@@ -289,7 +289,7 @@ class RunReducer:
 
     def _state_delta(self, event: Any) -> None:
         try:
-            self.state = apply_patch(self.state, event.delta)
+            self.state = apply_patch(self.state, _ops(event.delta))
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
             self._warn(f"STATE_DELTA not applied, state kept as it was: {exc}")
         except (TypeError, KeyError, IndexError, AttributeError) as exc:
@@ -299,7 +299,12 @@ class RunReducer:
 
     def _messages_snapshot(self, event: Any) -> None:
         for message in event.messages:
-            self._text.pop(message.id, None)
+            if message.id in self._text:
+                # Restating a message still streaming: later deltas continue from the restatement.
+                content = getattr(message, "content", None)
+                self._text[message.id] = TextBuffer(content if isinstance(content, str) else "")
+            if isinstance(message, ToolMessage) and message.id not in self.messages:
+                self._replace_result_message(message)
             if self.messages.get(message.id) != message:
                 # Restated history the thread already holds is not "produced by this run".
                 self.touched[message.id] = None
@@ -313,6 +318,18 @@ class RunReducer:
                     self.tool_calls[message.tool_call_id] = replace(
                         info, result=message.content, result_message_id=message.id, status="done"
                     )
+
+    def _replace_result_message(self, message: ToolMessage) -> None:
+        """A snapshot's result for a call the thread already has a result for, under another
+        id (Microsoft re-ids them): replace that message in place rather than hold two."""
+        for mid, existing in self.messages.items():
+            if isinstance(existing, ToolMessage) and existing.tool_call_id == message.tool_call_id:
+                self.messages = {
+                    (message.id if k == mid else k): (message if k == mid else v)
+                    for k, v in self.messages.items()
+                }
+                self.touched.pop(mid, None)
+                return
 
     def _learn_call(self, call: ToolCall, parent_id: str) -> None:
         known = self.tool_calls.get(call.id)
@@ -347,9 +364,19 @@ class RunReducer:
             self._warn(f"ACTIVITY_DELTA for unknown activity {event.message_id}")
             return
         try:
-            content = jsonpatch.apply_patch(existing.content, event.patch, in_place=False)
+            content = apply_patch(existing.content, _ops(event.patch))
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError) as exc:
             self._warn(f"ACTIVITY_DELTA not applied: {exc}")
             return
         self.messages[event.message_id] = existing.model_copy(update={"content": content})
         self.touched[event.message_id] = None
+
+
+def _ops(patch: list[Any]) -> list[Any]:
+    """JSON Patch operations as plain dicts (ag-ui-protocol 1.x parses them into models)."""
+    return [
+        op.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        if isinstance(op, BaseModel)
+        else op
+        for op in patch
+    ]

@@ -72,9 +72,17 @@ class SSEStreamDecoder:
         try:
             tail = self._utf8.decode(b"", final=True)
         except UnicodeDecodeError:
+            self.in_message = True
             raise ProtocolError("the event stream ends inside a UTF-8 sequence") from None
         out = self._decode_text(tail) if tail else []
         for line in self._lines.flush():
+            if line == "":
+                # A trailing CR was held back as a possible CRLF: it ends a line after all.
+                sse = self._fields.decode("")
+                if sse is not None and sse.data:
+                    out.append(SSEMessage(data=sse.data, event=sse.event, id=sse.id))
+                self.in_message = False
+                continue
             # A final line without a newline cannot complete a message (no blank line follows).
             self._fields.decode(line)
             self.in_message = True
@@ -85,9 +93,13 @@ class SSEStreamDecoder:
         for line in self._lines.decode(text):
             sse = self._fields.decode(line)
             if sse is None:
-                if line and not line.startswith(":"):
+                if line.startswith("data:"):
                     self.in_message = True
-                    self._message_chars += len(line)
+                    # The data buffer's size so far: values joined by LF (HTML event stream).
+                    value = len(line) - (6 if line.startswith("data: ") else 5)
+                    self._message_chars += value + (1 if self._message_chars else 0)
+                elif line and not line.startswith(":"):
+                    self.in_message = True
                 elif not line:
                     self.in_message = False
                     self._message_chars = 0
@@ -97,11 +109,24 @@ class SSEStreamDecoder:
             # HTML: a message whose data buffer is empty is not dispatched (httpx-sse still
             # dispatches one when a last-event-id is set, so filter here).
             if sse.data:
+                if len(sse.data) > self._max:
+                    raise ProtocolError(_too_large(self._max))
                 out.append(SSEMessage(data=sse.data, event=sse.event, id=sse.id))
+        # Bound memory before the event ends, with a verdict that cannot depend on where the
+        # bytes were split: only a lower bound of the final data size counts.
         partial = sum(len(part) for part in self._lines.buffer)
-        if self._message_chars + partial > self._max:
-            raise ProtocolError(
-                f"one event exceeds {self._max} characters without ending (raise "
-                "max_event_bytes if the server legitimately sends events this large)"
-            )
+        if partial:
+            head = self._lines.buffer[0][:6]
+            pending = max(0, partial - 6) if head.startswith("data") else 0
+            if self._message_chars + pending > self._max or partial > self._max + 64:
+                raise ProtocolError(_too_large(self._max))
+        elif self._message_chars > self._max:
+            raise ProtocolError(_too_large(self._max))
         return out
+
+
+def _too_large(limit: int) -> str:
+    return (
+        f"one event exceeds {limit} characters; raise max_event_bytes if the server "
+        "legitimately sends events this large"
+    )

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ag_ui.core import AssistantMessage, ReasoningMessage, ResumeEntry, RunAgentInput, UserMessage
 from pydantic import BaseModel
 
+from ._compat import outgoing_history
 from ._decisions import Decisions, build_resume
 from ._errors import (
     AGUIError,
@@ -127,6 +128,8 @@ class Thread:
         self._active: RunStream | None = None
         self._last_run_id: str | None = None
         self._answered: set[str] = set()
+        #: The result of the latest run that finished cleanly on this thread.
+        self.last_result: RunResult | None = None
 
     # -- what the thread holds ------------------------------------------------------------
 
@@ -230,7 +233,10 @@ class Thread:
     # -- used by RunStream ----------------------------------------------------------------
 
     def _commit(self, run: RunStream, reducer: RunReducer, record: RunRecord) -> RunResult:
-        reissued_ids = {i.id for i in reducer.interrupts} & self._answered if run.resume else set()
+        answered_now = {e.interrupt_id for e in run.resume}
+        # Raised again by the resume that answered it (or by a later run): a server bug to
+        # surface, not an interrupt to answer the same way in a loop.
+        reissued_ids = {i.id for i in reducer.interrupts} & (self._answered | answered_now)
         pending = [
             PendingInterrupt.from_wire(
                 i,
@@ -247,7 +253,7 @@ class Thread:
                     "answering it the same way may loop (a known server bug with mixed decisions)"
                 )
         if run.resume:
-            self._answered = {e.interrupt_id for e in run.resume}
+            self._answered = answered_now
         self._snapshot = reducer.snapshot()
         self._pending = pending
         self._last_run_id = reducer.run_id or run.run_id
@@ -257,21 +263,22 @@ class Thread:
         elif reducer.outcome == "cancelled":
             outcome = "cancelled"
         record.status = outcome
-        touched = [
+        result_messages = [
             self._snapshot.messages[m] for m in reducer.touched if m in self._snapshot.messages
         ]
-        return RunResult(
+        self.last_result = RunResult(
             outcome=outcome,
             thread_id=self.id,
             run_id=self._last_run_id,
             interrupts=pending,
-            messages=[m for m in touched if not _is_input(m, run)],
+            messages=[m for m in result_messages if not _is_input(m, run)],
             state=self._snapshot.state,
             events=run.events,
             warnings=list(record.warnings),
             pending_tool_call_ids=reducer.pending_tool_call_ids,
             result=reducer.result,
         )
+        return self.last_result
 
 
 def _is_input(message: Any, run: RunStream) -> bool:
@@ -335,7 +342,11 @@ class RunStream:
     def request_body(self) -> dict[str, Any]:
         """The RunAgentInput this run sends, as camelCase JSON."""
         thread = self.thread
-        history = list(thread._snapshot.messages.values()) if thread.agent.send_history else []
+        history = (
+            outgoing_history(list(thread._snapshot.messages.values()))
+            if thread.agent.send_history
+            else []
+        )
         state = self._state if self._state is not None else thread._snapshot.state
         model = RunAgentInput(
             thread_id=thread.id,
@@ -434,11 +445,15 @@ class RunStream:
             async with agent._transport.open(body) as chunks:
                 try:
                     async for chunk in chunks:
+                        if self._aborting:
+                            raise RunAborted("the run was aborted by the client")
                         seen = record.event_count
                         for sse in decoder.feed(chunk):
                             for event in parser.parse(sse.data):
                                 if handle(type_of(event), event):
                                     yield event
+                                    if self._aborting:  # abort() from the consuming task
+                                        raise RunAborted("the run was aborted by the client")
                         if verifier.phase == "failed":
                             break  # after RUN_ERROR only a new run may follow; nothing to wait for
                         now = time.monotonic()
@@ -449,7 +464,21 @@ class RunStream:
                                 f"no event for {idle_limit:g} s (only keepalive comments); "
                                 "raise idle_timeout on the Agent if the agent is just slow"
                             )
-                    for sse in decoder.close():
+                    try:
+                        tail = decoder.close()
+                    except ProtocolError as exc:
+                        if verifier.phase == "finished":
+                            record.warnings.append(f"ignored bytes after RUN_FINISHED: {exc}")
+                            tail = []
+                        else:  # cut inside a character: a truncated stream like any other
+                            raise TruncatedRunError(
+                                f"the stream ended inside a UTF-8 character ({exc})",
+                                bytes_received=decoder.bytes_received,
+                                events_received=record.event_count,
+                                last_event=last_type,
+                                dropped=False,
+                            ) from None
+                    for sse in tail:
                         for event in parser.parse(sse.data):
                             if handle(type_of(event), event):
                                 yield event
@@ -512,7 +541,8 @@ class RunStream:
             status = "aborted"
         record.status = status
         record.error = error
-        record.delivered = [reducer.messages[m] for m in reducer.touched if m in reducer.messages]
+        delivered = reducer.snapshot().messages  # joins text still streaming when it broke
+        record.delivered = [delivered[m] for m in reducer.touched if m in delivered]
         self._error = error
 
 

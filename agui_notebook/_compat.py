@@ -1,0 +1,35 @@
+"""What real servers do that the spec does not say, in one place. Pure.
+
+Microsoft Agent Framework (agent-framework-ag-ui 1.7) adds a synthetic ``confirm_changes`` tool
+call beside every approval. It never gets a result and is not a tool to show or to approve
+(design/agui-wire.md). Echoed back in a later request's history, the server strips only the
+first per message and answers the others with a phantom "Tool execution skipped" result, which
+the model then reads; so the history we send leaves them out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ag_ui.core import AssistantMessage
+
+__all__ = ["SYNTHETIC_TOOLS", "outgoing_history"]
+
+SYNTHETIC_TOOLS = frozenset({"confirm_changes"})
+
+
+def outgoing_history(messages: list[Any]) -> list[Any]:
+    """The thread's messages as sent to the server: synthetic tool calls left out."""
+    out: list[Any] = []
+    for message in messages:
+        if (
+            isinstance(message, AssistantMessage)
+            and message.tool_calls
+            and any(call.function.name in SYNTHETIC_TOOLS for call in message.tool_calls)
+        ):
+            kept = [c for c in message.tool_calls if c.function.name not in SYNTHETIC_TOOLS]
+            if not kept and not message.content:
+                continue
+            message = message.model_copy(update={"tool_calls": kept or None})
+        out.append(message)
+    return out

@@ -1,0 +1,120 @@
+"""Re-execute the tutorial notebooks and save their outputs in place (what nbval compares against).
+
+The notebooks in ``notebooks/`` keep their outputs so they read well on a code host, and CI runs
+them with strict ``pytest --nbval`` (outputs compared). After changing a notebook, or anything
+that changes what it prints, re-save the outputs with the same environment the test uses::
+
+    agui-notebook notebooks --reexecute                  # every notebooks/*.ipynb
+    python -m agui_notebook._notebooks notebooks/02_decisions.ipynb
+
+Each notebook runs in a fresh ``python3`` kernel of this interpreter (jupyter_client starts a
+kernelspec whose command is ``python`` with ``sys.executable``), in the notebook's own directory,
+with ``AGUI_NOTEBOOK_POLICY`` set (default ``approve``: the test command's value), so a card's
+decision comes from the policy instead of a click. Cell ids, sources and metadata are kept; only
+outputs, execution counts and the saved widget state change. A cell that fails stops the notebook
+and nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["default_notebooks", "reexecute"]
+
+ENV_VAR = "AGUI_NOTEBOOK_POLICY"
+
+
+def default_notebooks(root: Path | None = None) -> list[Path]:
+    """``notebooks/*.ipynb`` of the checkout (or of ``root``), in name order."""
+    base = root if root is not None else Path.cwd()
+    return sorted((base / "notebooks").glob("*.ipynb"))
+
+
+@contextmanager
+def _environment(name: str, value: str) -> Iterator[None]:
+    """Set one environment variable for the kernels started inside (kernels inherit it)."""
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
+
+
+def reexecute(
+    paths: Sequence[Path | str],
+    *,
+    policy: str = "approve",
+    timeout: int = 120,
+    store_widget_state: bool = True,
+) -> None:
+    """Run each notebook top to bottom and save it in place with the new outputs.
+
+    ``policy`` is the ``AGUI_NOTEBOOK_POLICY`` the kernels see; ``timeout`` bounds each cell
+    (seconds). ``store_widget_state`` saves the chat views' state in the notebook's metadata, so
+    JupyterLab shows the views (cards included) before anything runs again.
+    """
+    import nbformat
+    from nbclient import NotebookClient
+
+    with _environment(ENV_VAR, policy):
+        for raw in paths:
+            path = Path(raw)
+            nb = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
+            client = NotebookClient(
+                nb,
+                timeout=timeout,
+                kernel_name="python3",
+                store_widget_state=store_widget_state,
+                resources={"metadata": {"path": str(path.parent.resolve())}},
+            )
+            client.execute()  # raises CellExecutionError on the first failing cell
+            if not store_widget_state:
+                nb.metadata.pop("widgets", None)
+            nbformat.validate(nb)
+            text = nbformat.writes(nb)  # type: ignore[no-untyped-call]
+            path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m agui_notebook._notebooks",
+        description="Re-execute notebooks and save their outputs in place (for strict nbval).",
+    )
+    parser.add_argument(
+        "paths", nargs="*", type=Path, help="notebooks (default: notebooks/*.ipynb)"
+    )
+    parser.add_argument(
+        "--policy", default="approve", help=f"{ENV_VAR} for the kernels (default: approve)"
+    )
+    parser.add_argument("--timeout", type=int, default=120, help="seconds per cell (default: 120)")
+    parser.add_argument(
+        "--no-widget-state",
+        action="store_true",
+        help="do not save the chat views' widget state in the notebooks",
+    )
+    args = parser.parse_args(argv)
+    paths = args.paths or default_notebooks()
+    if not paths:
+        parser.error("no notebooks given and none in ./notebooks/")
+    for path in paths:
+        print(f"executing {path}", file=sys.stderr)
+        reexecute(
+            [path],
+            policy=args.policy,
+            timeout=args.timeout,
+            store_widget_state=not args.no_widget_state,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

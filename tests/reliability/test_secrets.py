@@ -1,0 +1,259 @@
+"""Secrets (issue 8): credential headers, cookies and tokens never appear in reprs, errors, run
+records, widget state, the audit log, logs, or a saved notebook (widget-state metadata included).
+
+Recordings (agui_notebook/_record.py) are not covered yet: that module does not exist.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from chat_driver import Driver
+from fault_server import FaultServer, Status
+from nbclient import NotebookClient
+
+from agui_notebook import Agent, AGUIError, HTTPStatusError, policies
+from agui_notebook.demo import DemoApp
+
+pytestmark = pytest.mark.timeout(60)
+
+AUTH = "Bearer sk-SECRET-abc123"
+COOKIE = "session=SECRET-cookie-xyz"
+API_KEY = "SECRET-api-key-789"
+SECRETS = ["sk-SECRET-abc123", "SECRET-cookie-xyz", "SECRET-api-key-789", "SECRET"]
+HEADERS = {"Authorization": AUTH, "Cookie": COOKIE, "X-API-Key": API_KEY}
+TRANSFER = "Transfer $500 from 1234567890 to 0987654321"
+
+
+def leaks(text: str) -> list[str]:
+    return [s for s in SECRETS if s in text]
+
+
+def dump(value: Any) -> str:
+    """Everything reachable that a person or a file could see: repr, str and JSON."""
+    parts = [repr(value), str(value)]
+    with contextlib.suppress(TypeError, ValueError):
+        parts.append(json.dumps(value, default=repr))
+    return "\n".join(parts)
+
+
+def everything_about(agent: Agent, chat: Any, errors: list[BaseException]) -> dict[str, str]:
+    thread = chat.thread
+    seen = {
+        "repr(agent)": repr(agent),
+        "repr(chat)": repr(chat),
+        "repr(thread)": repr(thread),
+        "runs": dump([vars(r) for r in thread.runs]),
+        "messages": dump([m.model_dump(mode="json") for m in thread.messages]),
+        "audit": dump(chat.audit),
+        "audit_text": chat.audit_text(),
+    }
+    for i, view in enumerate(chat.views):
+        seen[f"view {i} state"] = dump(view.get_state())
+    for i, error in enumerate(errors):
+        seen[f"error {i}"] = dump([str(error), repr(error), vars(error), error.hint, error.args])
+    return seen
+
+
+async def test_no_secret_in_objects_state_or_logs_on_success(
+    demo: tuple[str, DemoApp], caplog: pytest.LogCaptureFixture
+) -> None:
+    url, app = demo
+    caplog.set_level(logging.DEBUG)
+    agent = Agent(url, headers=HEADERS, timeout=5)
+    chat = agent.chat(policy=policies.approve_all(), timeout=5)
+    result = await asyncio.wait_for(chat.send(TRANSFER), 10)
+    assert result.outcome == "success"
+    # The headers were really sent (the server saw them, and records only that they came).
+    assert app.requests and all("authorization" not in r["headers"] for r in app.requests)
+    seen = everything_about(agent, chat, [])
+    seen["result"] = dump(result)
+    seen["logs"] = caplog.text
+    assert "Transferred" in seen["view 0 state"]  # the state searched is the real one
+    assert {k: leaks(v) for k, v in seen.items() if leaks(v)} == {}
+
+
+async def test_headers_reach_the_server(fault_server: FaultServer) -> None:
+    """The negative control: the secrets searched for are really in play."""
+    thread = Agent(fault_server.url, headers=HEADERS, timeout=5).thread()
+    await thread.run(TRANSFER)
+    headers = fault_server.log[-1].headers
+    assert headers["authorization"] == AUTH
+    assert headers["cookie"] == COOKIE
+    assert headers["x-api-key"] == API_KEY
+
+
+@pytest.mark.parametrize("status", [401, 500])
+async def test_no_secret_in_http_errors_cards_or_logs(
+    fault_server: FaultServer, caplog: pytest.LogCaptureFixture, status: int
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    agent = Agent(fault_server.url, headers=HEADERS, timeout=5)
+    chat = agent.chat(timeout=5)
+    driver = Driver(chat)
+    errors: list[BaseException] = []
+    turn = asyncio.create_task(chat.send(TRANSFER))
+    try:
+        card = await driver.waiting_card()
+        body = json.dumps({"error": "invalid credentials", "code": "UNAUTHENTICATED"})
+        fault_server.script(Status(status, body))
+        driver.decide(card, "approve")
+        await driver.waiting_card("failed")
+        # And a plain run failing the same way.
+        fault_server.script(Status(status, body))
+        try:
+            await agent.thread().run("hello")
+        except AGUIError as exc:
+            errors.append(exc)
+    finally:
+        turn.cancel()
+        await asyncio.gather(turn, return_exceptions=True)
+    assert errors and isinstance(errors[0], HTTPStatusError)
+    assert chat.thread.runs[-1].error is not None
+    errors.append(chat.thread.runs[-1].error)
+    seen = everything_about(agent, chat, errors)
+    seen["logs"] = caplog.text
+    assert f"HTTP {status}" in seen["view 0 state"]
+    assert {k: leaks(v) for k, v in seen.items() if leaks(v)} == {}
+
+
+async def test_no_secret_in_an_error_whose_body_echoes_the_credentials(
+    fault_server: FaultServer,
+) -> None:
+    """Servers do echo what they got ("invalid token 'Bearer sk-...'"). The client knows the
+    header values it sent, so the error it shows (and the card, and a saved notebook) must not
+    repeat them."""
+    agent = Agent(fault_server.url, headers=HEADERS, timeout=5)
+    thread = agent.thread()
+    fault_server.script(
+        Status(
+            401, json.dumps({"error": f"invalid token {AUTH!r}", "cookie": COOKIE, "key": API_KEY})
+        )
+    )
+    with pytest.raises(HTTPStatusError) as info:
+        await thread.run("hello")
+    seen = everything_about(agent, agent.chat(), [info.value])
+    assert {k: leaks(v) for k, v in seen.items() if leaks(v)} == {}
+
+
+async def test_no_token_from_the_url_in_reprs_or_errors(fault_server: FaultServer) -> None:
+    url = fault_server.url.replace("http://", "http://user:SECRET-pw@") + f"?api_key={API_KEY}"
+    agent = Agent(url, timeout=5)
+    fault_server.script(Status(500, '{"error": "down"}'))
+    with pytest.raises(HTTPStatusError) as info:
+        await agent.thread().run("hello")
+    seen = {"repr(agent)": repr(agent), "error": dump([str(info.value), info.value.url])}
+    assert {k: leaks(v) for k, v in seen.items() if leaks(v)} == {}
+    assert fault_server.log[-1].path == f"/?api_key={API_KEY}"  # it was really used
+
+
+# -- a saved notebook -----------------------------------------------------------------------------
+
+NOTEBOOK_CELLS = [
+    """\
+import os, sys
+from agui_notebook import Agent, policies
+print(sys.prefix)
+headers = {"Authorization": os.environ["AGUI_T_AUTH"], "Cookie": os.environ["AGUI_T_COOKIE"],
+           "X-API-Key": os.environ["AGUI_T_KEY"]}
+agent = Agent(os.environ["AGUI_T_DEMO"], headers=headers, timeout=10)
+chat = agent.chat(policy=policies.approve_all(), timeout=10)
+result = await chat.send("Transfer $500 from 1234567890 to 0987654321")
+result""",
+    """\
+print(repr(agent), repr(chat.thread))
+chat.thread.runs""",
+    """\
+chat.audit""",
+    """\
+failing = Agent(os.environ["AGUI_T_FAULT"], headers=headers, timeout=10)
+await failing.thread().run("hello")""",
+]
+
+
+async def test_no_secret_in_a_saved_notebook(
+    demo: tuple[str, DemoApp],
+    fault_server: FaultServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    demo_url, _ = demo
+    # Secrets come from the environment (the kernel inherits it), never from the cell source.
+    monkeypatch.setenv("AGUI_T_AUTH", AUTH)
+    monkeypatch.setenv("AGUI_T_COOKIE", COOKIE)
+    monkeypatch.setenv("AGUI_T_KEY", API_KEY)
+    monkeypatch.setenv("AGUI_T_DEMO", demo_url)
+    monkeypatch.setenv("AGUI_T_FAULT", fault_server.url)
+    monkeypatch.delenv("AGUI_NOTEBOOK_POLICY", raising=False)
+    fault_server.script(Status(401, '{"error": "invalid credentials"}'))
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in NOTEBOOK_CELLS]
+    client = NotebookClient(
+        nb,
+        kernel_name="python3",
+        timeout=60,
+        startup_timeout=60,
+        allow_errors=True,
+        store_widget_state=True,
+        resources={"metadata": {"path": str(tmp_path)}},
+    )
+    await client.async_execute()
+    path = tmp_path / "secrets.ipynb"
+    nbformat.write(nb, path)
+    text = path.read_text()
+
+    # The notebook ran in this venv's kernel, did the transfer, and failed on the 401.
+    assert nb.cells[0].outputs[0]["text"].strip() == sys.prefix
+    assert "Transferred 500.00 USD" in text
+    assert "HTTPStatusError" in text and "HTTP 401" in text
+    widgets = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    chat_views = [
+        w
+        for w in widgets.values()
+        if w["model_name"] == "AnyModel" or "items" in w.get("state", {})
+    ]
+    assert chat_views, "the chat's widget state was not saved"
+    assert "transfer_money" in json.dumps(chat_views)
+    assert fault_server.log[-1].headers["authorization"] == AUTH  # sent, really
+    assert leaks(text) == []
+
+
+# -- a recording ----------------------------------------------------------------------------------
+
+
+async def test_no_secret_in_a_recording(
+    demo: tuple[str, DemoApp], fault_server: FaultServer, tmp_path: Path
+) -> None:
+    from agui_notebook._record import record
+
+    demo_url, _ = demo
+    path = tmp_path / "chat.jsonl"
+    agent = record(Agent(demo_url, headers=HEADERS, timeout=5), path)
+    chat = agent.chat(policy=policies.approve_all(), timeout=5)
+    result = await asyncio.wait_for(chat.send(TRANSFER), 10)
+    assert result.outcome == "success"
+    text = path.read_text()
+    assert "Transferred " in text and '"authorization"' in text.lower()
+    assert leaks(text) == []
+
+    # A failing server that echoes the credentials, on a URL carrying a token.
+    url = fault_server.url + f"?api_key={API_KEY}"
+    failing_path = tmp_path / "failing.jsonl"
+    failing = record(Agent(url, headers=HEADERS, timeout=5), failing_path)
+    body = json.dumps({"error": f"invalid token {AUTH!r}", "cookie": COOKIE, "key": API_KEY})
+    fault_server.script(Status(401, body))
+    with pytest.raises(HTTPStatusError):
+        await failing.thread().run("hello")
+    text = failing_path.read_text()
+    assert '"status": 401' in text.replace('"status":401', '"status": 401')
+    assert fault_server.log[-1].headers["authorization"] == AUTH  # really sent
+    assert leaks(text) == []
