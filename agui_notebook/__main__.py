@@ -2,6 +2,7 @@
 
 agui-notebook                      version and the list of subcommands
 agui-notebook demo-server --port 8000
+agui-notebook notebooks --reexecute [PATHS...]
 """
 
 from __future__ import annotations
@@ -61,6 +62,21 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="seconds of silence before a ': keepalive' comment (default 15)",
     )
+    books = commands.add_parser(
+        "notebooks",
+        help="re-execute the tutorial notebooks and save their outputs (what nbval compares)",
+        description="Run notebooks top to bottom in this interpreter's kernel, with "
+        "AGUI_NOTEBOOK_POLICY set, and save their outputs in place.",
+    )
+    books.add_argument(
+        "--reexecute",
+        action="store_true",
+        required=True,
+        help="run and re-save (the only action; required so nothing is rewritten by accident)",
+    )
+    books.add_argument("paths", nargs="*", help="notebooks (default: notebooks/*.ipynb)")
+    books.add_argument("--policy", default="approve", help="AGUI_NOTEBOOK_POLICY (default approve)")
+    books.add_argument("--timeout", type=int, default=120, help="seconds per cell (default 120)")
     return parser
 
 
@@ -82,6 +98,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C is the normal way to stop
             serve(args.host, args.port, **options)
         return 0
+    if args.command == "notebooks":
+        from agui_notebook._notebooks import main as notebooks_main
+
+        forwarded = [*args.paths, "--policy", args.policy, "--timeout", str(args.timeout)]
+        return notebooks_main(forwarded)
     parser.error(f"unknown command {args.command}")
     return 2
 

@@ -60,8 +60,9 @@ def audit_line(record: dict[str, Any]) -> str:
     subject = record.get("tool") or record.get("reason") or "interrupt"
     call = f"{subject}({summarize_arguments(record.get('arguments'), 80)})"
     decision = record["decision"]
-    if record.get("editedArguments") is not None:
-        decision += f" {summarize_arguments(record['editedArguments'], 80)}"
+    changes = record.get("changes")
+    if changes:
+        decision += " " + ", ".join(f"{k}={new!r}" for k, (_, new) in changes.items())
     if record.get("rejectReason"):
         decision += f" {record['rejectReason']!r}"
     return (
@@ -480,6 +481,7 @@ class Chat:
                 "arguments": interrupt.arguments,
                 "decision": decision.kind,
                 "editedArguments": dict(decision.arguments) if decision.arguments else None,
+                "changes": _changes(interrupt.arguments, decision.arguments),
                 "rejectReason": decision.reason,
                 "payload": decision.payload,
                 "decidedBy": decided_by,
@@ -520,6 +522,11 @@ class Chat:
 
     # -- conveniences ---------------------------------------------------------------------
 
+    def allow_always(self, tool_name: str) -> None:
+        """Approve ``tool_name``'s interrupts in this chat without asking (what the card's
+        "Always allow" box does); cards it decides say "rule: always allow <tool>"."""
+        self.always_allow.add(tool_name)
+
     def audit_text(self) -> str:
         """The audit log as deterministic text lines (no times, no ids)."""
         return "\n".join(audit_line(r) for r in self.audit)
@@ -557,6 +564,14 @@ def _fields(result: RunResult) -> dict[str, Any]:
         "pending_tool_call_ids": result.pending_tool_call_ids,
         "result": result.result,
     }
+
+
+def _changes(before: Any, after: Any) -> dict[str, list[Any]] | None:
+    """``{key: [before, after]}`` for the arguments an edit changed (None for other decisions)."""
+    if not after:
+        return None
+    original = before if isinstance(before, dict) else {}
+    return {k: [original.get(k), v] for k, v in dict(after).items() if original.get(k) != v}
 
 
 def _decision_json(decision: Decision) -> dict[str, Any]:
