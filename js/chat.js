@@ -1617,10 +1617,10 @@ function cardEntry(item, env) {
       node.dataset.cardId = asText(card?.id);
       const now = pyStatus();
       if (localSending && now !== sentFromStatus) localSending = false;
-      if (now === "pending" && before !== "pending") {
-        drafts.clear();
-        ackProblem = null;
-      }
+      // A refusal ("already sending") is about the moment it came; once Python moves the card
+      // on (sending, done, failed, pending again) it no longer applies.
+      if (now !== before) ackProblem = null;
+      if (now === "pending" && before !== "pending") drafts.clear();
       reconcile();
       refresh();
     },
@@ -1696,6 +1696,9 @@ const CSS = `
   --agui-border1: var(--jp-border-color1, color-mix(in srgb, var(--agui-fg) 35%, transparent));
   --agui-brand: var(--jp-brand-color1, var(--vscode-focusBorder, #1976d2));
   --agui-error: var(--jp-error-color1, #d32f2f);
+  /* Button colours chosen for >= 4.5:1 contrast in light and dark themes (tests/browser). */
+  --agui-primary-bg: var(--jp-brand-color0, #0d47a1);
+  --agui-danger-fg: var(--jp-error-color0, #b71c1c);
   --agui-warn: var(--jp-warn-color1, #e67700);
   --agui-success: var(--jp-success-color1, #2e7d32);
   --agui-font: var(--jp-ui-font-family, var(--vscode-font-family, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif));
@@ -1768,8 +1771,9 @@ const CSS = `
 }
 .agui-chat .agui-btn:hover:not(:disabled) { border-color: var(--agui-brand); }
 .agui-chat .agui-btn:disabled { opacity: 0.5; cursor: not-allowed; }
-.agui-chat .agui-btn.agui-primary { background: var(--agui-brand); border-color: var(--agui-brand); color: #fff; }
-.agui-chat .agui-btn.agui-danger { color: var(--agui-error); border-color: var(--agui-error); }
+.agui-chat .agui-btn.agui-primary { background: var(--agui-primary-bg); border-color: var(--agui-primary-bg); color: #fff; }
+.agui-chat .agui-btn.agui-danger { color: var(--agui-danger-fg); border-color: var(--agui-danger-fg); background: var(--agui-bg1); }
+body[data-jp-theme-light="false"] .agui-chat, body.vscode-dark .agui-chat { --agui-danger-fg: var(--jp-error-color2, #e57373); }
 .agui-chat .agui-btn[aria-pressed=true] { box-shadow: inset 0 0 0 2px var(--agui-fg); }
 .agui-chat .agui-btn.agui-link { background: none; border: none; padding: 0; color: var(--agui-brand); text-decoration: underline; }
 .agui-chat :is(button, input, select, textarea, summary):focus-visible { outline: 2px solid var(--agui-brand); outline-offset: 2px; }

@@ -114,6 +114,21 @@ class JupyterServer:
         path.write_text(json.dumps(make_notebook(cells), indent=1), encoding="utf-8")
         return path
 
+    def put_user_setting(self, plugin_id: str, value: dict[str, Any]) -> None:
+        """Write a user setting through the settings API (e.g. the theme); pages opened later use it.
+
+        `plugin_id` is the schema id, e.g. ``"@jupyterlab/apputils-extension:themes"``.
+        """
+        self.api("PUT", f"lab/api/settings/{plugin_id}", {"raw": json.dumps(value)})
+
+    def shutdown_notebook_kernel(self, notebook: str) -> None:
+        """Delete the notebook's session (its kernel stops); other notebooks keep theirs."""
+        self.record_kernel_pids()
+        for session in self.sessions():
+            if session.get("path") == notebook:
+                with contextlib.suppress(OSError, urllib.error.URLError, TimeoutError):
+                    self.api("DELETE", f"api/sessions/{session['id']}", timeout=15)
+
     def record_kernel_pids(self) -> None:
         """Remember the server's child processes (the kernels) so cleanup can kill leftovers."""
         with contextlib.suppress(psutil.Error):
@@ -146,8 +161,11 @@ class JupyterServer:
 
     # --------------------------------------------------------------------------- the page
     def notebook_url(self, name: str) -> str:
-        prefix = "lab/tree/" if self.kind == "lab" else "notebooks/"
-        return f"{self.url}{prefix}{name}?token={self.token}"
+        if self.kind == "lab":
+            # `reset`: start from an empty workspace, or a server that served earlier pages
+            # reopens their notebooks too (and `.jp-Cell` locators find hidden tabs first).
+            return f"{self.url}lab/tree/{name}?reset&token={self.token}"
+        return f"{self.url}notebooks/{name}?token={self.token}"
 
     def open_notebook(self, page: Any, name: str, timeout: float = 60.0) -> None:
         """Open `name` (relative to root_dir) and wait until its kernel is idle."""
@@ -229,10 +247,15 @@ def start_server(
     base_dir: Path,
     notebooks_dir: Path | None = None,
     python: str | None = None,
+    user_settings: dict[str, dict[str, Any]] | None = None,
 ) -> JupyterServer:
     """Start a server under `base_dir` (a fresh temp dir) and wait until it answers.
 
-    `notebooks_dir`, if given, is copied into the server's root dir.
+    `notebooks_dir`, if given, is copied into the server's root dir. `user_settings` adds or
+    replaces user settings files (relative path -> value), e.g. a dark theme:
+    ``{"@jupyterlab/apputils-extension/themes.jupyterlab-settings": {"theme": "JupyterLab Dark"}}``.
+    The kernels never inherit a headless decision policy (AGUI_NOTEBOOK_POLICY): a browser test
+    is the person who clicks.
     """
     python = python or project_python()
     root_dir = base_dir / "root"
@@ -248,7 +271,7 @@ def start_server(
     }
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
-    for rel, value in USER_SETTINGS.items():
+    for rel, value in {**USER_SETTINGS, **(user_settings or {})}.items():
         target = dirs["settings"] / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(value), encoding="utf-8")
@@ -258,7 +281,11 @@ def start_server(
         encoding="utf-8",
     )
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "PYTHONPATH"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("JUPYTER", "PYTHONPATH")) and k != "AGUI_NOTEBOOK_POLICY"
+    }
     env.update(
         JUPYTER_CONFIG_DIR=str(dirs["config"]),
         JUPYTER_RUNTIME_DIR=str(dirs["runtime"]),
