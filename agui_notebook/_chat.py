@@ -121,6 +121,8 @@ class Chat:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._view_cell: str | None = None
         self._reissue_counts: dict[str, int] = {}
+        #: A turn continuing after its cell returned (kernels older than ipykernel 7.4).
+        self.background: asyncio.Future[ChatResult] | None = None
 
     def __repr__(self) -> str:
         policy = f", policy={self.policy.name!r}" if self.policy else ""
@@ -146,10 +148,30 @@ class Chat:
             items.add_user(message)
         start = len(self.audit)
         result = await self._stream(view, self.thread.stream(message, **options))
+        if result.outcome == "interrupt" and self._needs_background(result.interrupts):
+            # This kernel delivers clicks only once the cell ends: return now and let the
+            # card's decision resume the thread in the background (design/kernel-waiting.md).
+            self.background = asyncio.ensure_future(self._finish(view, result, start))
+            return ChatResult(**_fields(result), decisions=self.audit[start:])
+        return await self._finish(view, result, start)
+
+    async def _finish(self, view: ChatView, result: RunResult, start: int) -> ChatResult:
         while result.outcome == "interrupt":
             result = await self._settle(view, result.interrupts)
         view.status = "idle"
         return ChatResult(**_fields(result), decisions=self.audit[start:])
+
+    def _needs_background(self, interrupts: list[PendingInterrupt]) -> bool:
+        """A person must decide, and this kernel cannot hand a click to a running cell."""
+        support = kernel_support()
+        if not support.in_kernel or support.can_wait or self.policy is not None:
+            return False
+        return not all(i.tool_name in self.always_allow for i in interrupts)
+
+    async def wait(self) -> ChatResult | None:
+        """The final result of a turn continuing in the background (older kernels), if any."""
+        task = self.background
+        return None if task is None else await task
 
     async def _stream(self, view: ChatView, run: RunStream) -> RunResult:
         items: ItemList = view.item_list
@@ -424,14 +446,13 @@ class Chat:
         for interrupt in interrupts:
             card.items.mark_tool(interrupt.tool_call_id, "awaiting")
         support = kernel_support()
-        note = (
-            None
-            if support.can_wait
-            else (
-                f"This kernel cannot wait for a click inside the cell ({support.detail}); "
-                "the card's decision applies after the cell ends."
+        note = None
+        if support.in_kernel and not support.can_wait:
+            note = (
+                f"This kernel cannot wait for a click inside the cell ({support.detail}). "
+                "The cell has returned; your decision resumes the run here, in the background "
+                "(`await chat.wait()` gives the final result)."
             )
-        )
         card.items.put(
             {
                 "kind": "card",

@@ -10,11 +10,36 @@ import agui_notebook.policies
 import agui_notebook.record
 
 PUBLIC = {
-    "AGUIError", "Agent", "ConnectError", "Decision", "ExpiredInterrupt", "HTTPStatusError",
-    "InvalidDecision", "NothingPending", "PendingInterrupt", "ProtocolError", "ResumeRefused",
-    "RunAborted", "RunError", "RunRecord", "RunResult", "RunStream", "StreamTimeout", "Thread",
-    "ThreadBusy", "ToolCallInfo", "TransportError", "TruncatedRunError", "UnansweredInterrupts",
-    "UnknownInterrupt", "__version__", "answer", "approve", "cancel", "edit", "reject",
+    "AGUIError",
+    "Agent",
+    "ConnectError",
+    "Decision",
+    "ExpiredInterrupt",
+    "HTTPStatusError",
+    "InvalidDecision",
+    "NothingPending",
+    "PendingInterrupt",
+    "ProtocolError",
+    "ResumeRefused",
+    "RunAborted",
+    "RunError",
+    "RunRecord",
+    "RunResult",
+    "RunStream",
+    "StreamTimeout",
+    "Thread",
+    "ThreadBusy",
+    "ToolCallInfo",
+    "TransportError",
+    "TruncatedRunError",
+    "UnansweredInterrupts",
+    "UnknownInterrupt",
+    "__version__",
+    "answer",
+    "approve",
+    "cancel",
+    "edit",
+    "reject",
 }
 
 
@@ -60,6 +85,8 @@ def test_command_prints_version_and_subcommands() -> None:
         assert command in out.stdout
         sub = subprocess.run(
             [sys.executable, "-m", "agui_notebook", command, "--help"],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         assert "usage: agui-notebook " + command in sub.stdout

@@ -35,8 +35,11 @@ print("RESUMES", sum(1 for r in agent.demo_app.requests if (r["body"] or {}).get
 def test_click_reaches_the_awaiting_cell_and_the_run_finishes_there() -> None:
     km, kc = start_new_kernel(startup_timeout=60, kernel_name="python3")
     try:
-        check = kc.execute_interactive("import sys; print(sys.prefix)", timeout=30,
-                                       output_hook=lambda m: _collect(m, prefix_out))
+        check = kc.execute_interactive(
+            "import sys; print(sys.prefix)",
+            timeout=30,
+            output_hook=lambda m: _collect(m, prefix_out),
+        )
         assert check["content"]["status"] == "ok"
         assert prefix_out and prefix_out[0].strip() == sys.prefix, "kernel is not the venv's"
 
@@ -69,18 +72,30 @@ def test_click_reaches_the_awaiting_cell_and_the_run_finishes_there() -> None:
                     acks.append(data["content"])
             elif kind == "stream" and msg["parent_header"].get("msg_id") == msg_id:
                 stdout.append(content["text"])
-            elif kind == "status" and content["execution_state"] == "idle" and (
-                msg["parent_header"].get("msg_id") == msg_id
+            elif (
+                kind == "status"
+                and content["execution_state"] == "idle"
+                and (msg["parent_header"].get("msg_id") == msg_id)
             ):
                 done = True
             if card is not None and clicked_at is None:
                 assert comm_id is not None
                 decisions = {it["id"]: {"action": "approve"} for it in card["interrupts"]}
-                click = kc.session.msg("comm_msg", {"comm_id": comm_id, "data": {
-                    "method": "custom",
-                    "content": {"type": "decide", "requestId": "k1", "card": card["id"],
-                                "decisions": decisions},
-                }})
+                click = kc.session.msg(
+                    "comm_msg",
+                    {
+                        "comm_id": comm_id,
+                        "data": {
+                            "method": "custom",
+                            "content": {
+                                "type": "decide",
+                                "requestId": "k1",
+                                "card": card["id"],
+                                "decisions": decisions,
+                            },
+                        },
+                    },
+                )
                 kc.shell_channel.send(click)
                 clicked_at = time.monotonic()
         assert done, "the cell did not finish"

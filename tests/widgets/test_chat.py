@@ -152,10 +152,15 @@ async def test_batched_interrupts_are_one_card_and_one_resume(agent: Agent) -> N
     card = await pending_card(chat)
     assert len(card["interrupts"]) == 2
     first, second = card["interrupts"]
-    click(chat, {
-        "type": "decide", "requestId": "r", "card": card["id"],
-        "decisions": {first["id"]: {"action": "approve"}, second["id"]: {"action": "cancel"}},
-    })
+    click(
+        chat,
+        {
+            "type": "decide",
+            "requestId": "r",
+            "card": card["id"],
+            "decisions": {first["id"]: {"action": "approve"}, second["id"]: {"action": "cancel"}},
+        },
+    )
     await asyncio.wait_for(send, 10)
     sent = resumes(agent)
     assert len(sent) == 1
@@ -169,8 +174,15 @@ async def test_partial_decision_is_refused_with_an_ack(agent: Agent) -> None:
     card = await pending_card(chat)
     acks = capture_acks(chat.view)  # type: ignore[arg-type]
     first = card["interrupts"][0]
-    click(chat, {"type": "decide", "requestId": "p", "card": card["id"],
-                 "decisions": {first["id"]: {"action": "approve"}}})
+    click(
+        chat,
+        {
+            "type": "decide",
+            "requestId": "p",
+            "card": card["id"],
+            "decisions": {first["id"]: {"action": "approve"}},
+        },
+    )
     await asyncio.sleep(0.05)
     assert acks[0]["accepted"] is False and "every interrupt" in acks[0]["error"]
     assert resumes(agent) == []
@@ -281,7 +293,8 @@ async def test_failed_resume_shows_retry_that_resends_the_same_decision(agent: A
     while failed is None and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.01)
         failed = next(
-            (i for i in chat.view.items if i["kind"] == "card" and i["status"] == "failed"), None  # type: ignore[union-attr]
+            (i for i in chat.view.items if i["kind"] == "card" and i["status"] == "failed"),
+            None,  # type: ignore[union-attr]
         )
     assert failed is not None and "Cannot reach" in failed["error"]["title"]
     assert len(chat.thread.pending) == 1  # still pending: retryable
@@ -312,8 +325,14 @@ def test_front_messages_are_validated() -> None:
     with pytest.raises(ValueError, match="decisions"):
         parse_front_message({"type": "decide", "requestId": "x", "card": "c"})
     with pytest.raises(ValueError):
-        parse_front_message({"type": "decide", "requestId": "x", "card": "c",
-                             "decisions": {"i": {"action": "explode"}}})
+        parse_front_message(
+            {
+                "type": "decide",
+                "requestId": "x",
+                "card": "c",
+                "decisions": {"i": {"action": "explode"}},
+            }
+        )
     with pytest.raises(ValueError):
         parse_front_message({"type": "retry", "requestId": "x", "card": "c", "extra": 1})
     ok = parse_front_message({"type": "retry", "requestId": "x", "card": "c"})
@@ -357,4 +376,30 @@ async def test_code_resume_refused_before_showing_a_card(agent: Agent) -> None:
     first, second = thread.pending
     result = await chat.resume({first.id: approve(), second.id: reject("no")})
     assert result.outcome == "success"
+    assert len(resumes(agent)) == 1
+
+
+async def test_older_kernel_continues_in_the_background_and_says_so(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ipykernel < 7.4 delivers a click only after the cell ends: send() must return, and the
+    # click must still resume the thread.
+    from agui_notebook import _chat
+    from agui_notebook._waiting import KernelSupport
+
+    monkeypatch.setattr(
+        _chat, "kernel_support", lambda: KernelSupport(True, False, "ipykernel 6.29.5 (test)")
+    )
+    monkeypatch.setattr(_chat, "current_cell_id", lambda: None)
+    chat = agent.chat(timeout=10, display=False)
+    first = await asyncio.wait_for(chat.send(TRANSFER), 10)
+    assert first.outcome == "interrupt"
+    assert chat.background is not None and not chat.background.done()
+    card = await pending_card(chat)
+    assert "cannot wait for a click inside the cell" in card["note"]
+    assert "6.29.5" in card["note"]
+    click(chat, decide(card, "bg", action="approve"))
+    final = await asyncio.wait_for(chat.wait(), 10)
+    assert final is not None and final.outcome == "success"
+    assert "Transferred 500.00 USD" in final.text
     assert len(resumes(agent)) == 1
