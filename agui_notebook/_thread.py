@@ -49,6 +49,10 @@ __all__ = ["PROTOCOL_VERSION", "RunRecord", "RunResult", "RunStream", "Thread"]
 #: The AG-UI version this client implements and declares in every RunAgentInput.
 PROTOCOL_VERSION = "1.1"
 
+#: Seconds to keep reading after RUN_FINISHED (for a new run or a late RUN_ERROR on the same
+#: stream) when the server does not close it.
+AFTER_FINISH_GRACE = 2.0
+
 Outcome = Literal["success", "interrupt", "cancelled"]
 
 
@@ -443,8 +447,27 @@ class RunStream:
         try:
             body = json.dumps(self.request_body(), separators=(",", ":")).encode()
             async with agent._transport.open(body) as chunks:
+                iterator = chunks.__aiter__()
                 try:
-                    async for chunk in chunks:
+                    while True:
+                        try:
+                            if verifier.phase == "finished":
+                                # The run is closed; a well-behaved server closes the stream
+                                # now. Wait a moment for a new run or a late RUN_ERROR, no more.
+                                chunk = await asyncio.wait_for(
+                                    iterator.__anext__(), AFTER_FINISH_GRACE
+                                )
+                            else:
+                                chunk = await iterator.__anext__()
+                        except StopAsyncIteration:
+                            break
+                        except (asyncio.TimeoutError, StreamTimeout):
+                            if verifier.phase != "finished":
+                                raise
+                            record.warnings.append(
+                                "the server kept the stream open after RUN_FINISHED; stopped reading"
+                            )
+                            break
                         if self._aborting:
                             raise RunAborted("the run was aborted by the client")
                         seen = record.event_count

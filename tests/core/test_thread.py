@@ -813,3 +813,22 @@ async def test_streaming_events_as_they_arrive() -> None:
         "RUN_FINISHED",
     ]
     assert run.result.text == "hello"
+
+
+# -- a server that keeps the stream open after RUN_FINISHED -------------------------------------
+
+
+async def test_a_stream_left_open_after_run_finished_still_completes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import agui_notebook._thread as thread_module
+
+    monkeypatch.setattr(thread_module, "AFTER_FINISH_GRACE", 0.2)
+    body = sse(run_started(), *text_message("a1", "Hello"), run_finished())
+    stream = ChunkStream([body], stall=True)  # never closes
+    server = ScriptedServer(stream)
+    thread = server.agent().thread()
+    result = await asyncio.wait_for(thread.run("hi"), 5)
+    assert result.outcome == "success" and result.text == "Hello"
+    assert any("kept the stream open" in w for w in result.warnings)
+    assert stream.closed  # the client hung up instead of waiting for its read timeout
