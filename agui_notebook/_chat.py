@@ -129,8 +129,11 @@ class Chat:
         return f"Chat(turns={len(self.views)}{policy})"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        view = self.views[-1] if self.views else self._new_view(show=False)
-        return view._repr_mimebundle_(**kwargs)
+        if not self.views:
+            # `chat` as a cell's result shows the view that this cell's send() will fill.
+            self._new_view(show=False)
+            self._view_cell = current_cell_id()
+        return self.views[-1]._repr_mimebundle_(**kwargs)
 
     @property
     def view(self) -> ChatView | None:
