@@ -81,7 +81,6 @@ class _Card:
     decided_by: str | None = None
     waiter: asyncio.Future[Any] | None = None
     accepting: Literal["decide", "retry", None] = None
-    always_allow: list[str] = field(default_factory=list)
 
 
 class Chat:
@@ -120,7 +119,6 @@ class Chat:
         self._card_count = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._view_cell: str | None = None
-        self._reissue_counts: dict[str, int] = {}
         #: A turn continuing after its cell returned (kernels older than ipykernel 7.4).
         self.background: asyncio.Future[ChatResult] | None = None
 
@@ -307,8 +305,6 @@ class Chat:
     ) -> tuple[dict[str, Decision], str]:
         for interrupt in card.interrupts:
             if interrupt.reissued:
-                count = self._reissue_counts.get(interrupt.id, 0) + 1
-                self._reissue_counts[interrupt.id] = count
                 message = (
                     f"the server raised interrupt {interrupt.id} "
                     f"({interrupt.tool_name or interrupt.reason}) again after it was answered; "
@@ -392,7 +388,6 @@ class Chat:
         for tool in message.alwaysAllow:
             if any(i.tool_name == tool for i in card.interrupts):
                 self.always_allow.add(tool)
-                card.always_allow.append(tool)
         self._card_state(card, status="sending", error=None)
         waiter.set_result((decisions, "you"))
         view.ack(message.requestId, accepted=True)

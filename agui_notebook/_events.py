@@ -32,7 +32,6 @@ from ._errors import ProtocolError
 
 __all__ = [
     "CancelledOutcome",
-    "Event",
     "EventParser",
     "InterruptOutcome",
     "RunFinished",
@@ -40,8 +39,6 @@ __all__ = [
     "SuccessOutcome",
     "type_of",
 ]
-
-Event = BaseModel  # every event is an ag_ui.core event model (a pydantic BaseModel)
 
 _E = agui_events
 
@@ -333,10 +330,6 @@ class EventParser:
                 )
 
     # -- chunk expansion ------------------------------------------------------------------
-
-    def finish(self) -> list[BaseModel]:
-        """Nothing to flush at a clean end: an open chunk is closed by the RUN_FINISHED before it."""
-        return []
 
     def _close_chunk(self) -> list[BaseModel]:
         if self._chunk is None:

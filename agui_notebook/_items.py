@@ -8,6 +8,7 @@ traitlets cheaply and the front end can reconcile by id.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ._compat import SYNTHETIC_TOOLS
@@ -151,8 +152,6 @@ class ItemList:
 
 
 def _parse(text: str) -> Any:
-    import json
-
     if not text.strip():
         return {}
     try:

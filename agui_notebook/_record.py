@@ -47,6 +47,7 @@ from ._secrets import (
     is_credential_name,
     redact_headers,
     redact_url,
+    scrub,
 )
 from ._secrets import (
     redact_body as _redact_body,
@@ -116,13 +117,7 @@ class _Writer:
     def write(self, obj: dict[str, Any]) -> None:
         line = json.dumps(obj, ensure_ascii=False)
         with self._lock:
-            # Longest first, so a secret that contains a shorter one is replaced whole. The JSON
-            # escaped form is what appears in the line; it never contains an unescaped quote, so a
-            # replacement cannot cross a string's boundary.
-            for secret in sorted(self._secrets, key=len, reverse=True):
-                escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
-                if escaped in line:
-                    line = line.replace(escaped, REDACTED)
+            line = scrub(line, self._secrets)  # the JSON-escaped form is what appears
             with self.path.open("a", encoding="utf-8") as fh:
                 fh.write(line + "\n")
 

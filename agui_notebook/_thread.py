@@ -327,7 +327,6 @@ class RunStream:
         self._result: RunResult | None = None
         self._error: BaseException | None = None
         self._started = False
-        self._done = False
         self._task: asyncio.Task[Any] | None = None
         self._aborting = False
         self.reducer: RunReducer | None = None
@@ -556,7 +555,6 @@ class RunStream:
             raise error from None
         finally:
             record.finished_at = datetime.now(timezone.utc)
-            self._done = True
             self._release()
 
     def _fail(self, record: RunRecord, reducer: RunReducer, error: AGUIError, status: str) -> None:
