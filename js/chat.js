@@ -1629,8 +1629,14 @@ function cardEntry(item, env) {
       if (msg.requestId !== pendingRequest) return;
       pendingRequest = null;
       if (msg.accepted === true) return; // Python now owns the status
-      ackProblem = asText(msg.error) || "The kernel did not accept this.";
       localSending = false;
+      // A refusal that arrives once the card has moved on (another view's click won and the
+      // card is sending or done) says nothing the card's own status does not: show it only
+      // while the card still waits for this view's decision or retry.
+      const now = pyStatus();
+      if (now === "pending" || now === "failed") {
+        ackProblem = asText(msg.error) || "The kernel did not accept this.";
+      }
       refresh();
     },
     destroy() {

@@ -803,6 +803,16 @@ describe("lifecycle with Python", () => {
     expect(c.querySelector(".agui-decision")?.textContent).toContain("rejected by policy: reject-all");
   });
 
+  it("a refusal arriving after the card is done (another view won) is not shown", () => {
+    const { el, model } = mount({ items: [card()] });
+    btn(el, "approve").click();
+    model.set("items", [card({ status: "done", decisions: { "int-1": { action: "approve" } }, decidedBy: "you" })]);
+    model.emitCustom({ type: "ack", requestId: model.sent[0].requestId, accepted: false, error: "already done" });
+    const err = /** @type {HTMLElement} */ (el.querySelector(".agui-ack-error"));
+    expect(err.hidden).toBe(true);
+    expect(err.textContent).toBe("");
+  });
+
   it("an accepted ack keeps the card sending until Python updates it", () => {
     const { el, model } = mount({ items: [card()] });
     btn(el, "approve").click();
