@@ -7,6 +7,7 @@
 >>> result = await thread.resume(approve())                                   # doctest: +SKIP
 """
 
+from . import policies as _policies
 from ._agent import Agent
 from ._decisions import Decision, answer, approve, cancel, edit, reject
 from ._errors import (
@@ -28,10 +29,14 @@ from ._errors import (
     UnknownInterrupt,
 )
 from ._interrupts import PendingInterrupt
+from ._record import replay_policy as _replay_policy
 from ._reducer import ToolCallInfo
 from ._thread import RunRecord, RunResult, RunStream, Thread
+from ._version import __version__
 
-__version__ = "0.1.0"
+# The package wires its layers: the text form ``replay:<file>`` (policies.parse and
+# AGUI_NOTEBOOK_POLICY) belongs to recording, which policies must not import.
+_policies.register_kind("replay", _replay_policy)
 
 __all__ = [
     "AGUIError",

@@ -84,6 +84,11 @@ class Agent:
         agent.demo_app = app
         return agent
 
+    @property
+    def transport(self) -> HTTPTransport:
+        """The connection this agent's threads run on (what ``Thread`` needs: ``_thread.Endpoint``)."""
+        return self._transport
+
     def thread(self, thread_id: str | None = None) -> Thread:
         """A new thread (a fresh id), or ``thread("id")`` to continue an existing one."""
         return Thread(self, thread_id)

@@ -59,6 +59,7 @@ from ._secrets import (
     secret_values as _secret_values,
 )
 from ._sse import SSEStreamDecoder
+from ._version import __version__
 from .policies import Policy
 
 __all__ = [
@@ -123,8 +124,6 @@ class _Writer:
 
 
 def _header(url: str | None) -> dict[str, Any]:
-    from . import __version__
-
     header: dict[str, Any] = {
         "kind": "recording",
         "version": FORMAT_VERSION,
@@ -306,7 +305,7 @@ def record(agent: Agent, path: str | os.PathLike[str]) -> Agent:
     The file is replaced. Requests on every thread of the new agent go to the one file, numbered in
     the order they are sent (replay expects them in that order).
     """
-    http = agent._transport
+    http = agent.transport
     given = http._given_client
     transport = RecordingTransport(path, client=given, url=agent.url)
     if given is not None:

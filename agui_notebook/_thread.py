@@ -14,11 +14,12 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncGenerator, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from ag_ui.core import AssistantMessage, ReasoningMessage, ResumeEntry, RunAgentInput, UserMessage
 from pydantic import BaseModel
@@ -41,10 +42,7 @@ from ._reducer import RunReducer, ThreadSnapshot, ToolCallInfo
 from ._sse import SSEStreamDecoder
 from ._verify import OrderVerifier
 
-if TYPE_CHECKING:
-    from ._agent import Agent
-
-__all__ = ["PROTOCOL_VERSION", "RunRecord", "RunResult", "RunStream", "Thread"]
+__all__ = ["PROTOCOL_VERSION", "Endpoint", "RunRecord", "RunResult", "RunStream", "Thread"]
 
 #: The AG-UI version this client implements and declares in every RunAgentInput.
 PROTOCOL_VERSION = "1.1"
@@ -54,6 +52,27 @@ PROTOCOL_VERSION = "1.1"
 AFTER_FINISH_GRACE = 2.0
 
 Outcome = Literal["success", "interrupt", "cancelled"]
+
+
+class Transport(Protocol):
+    """Opens one run: POSTs the body and yields the response's bytes (``_http.HTTPTransport``)."""
+
+    def open(self, body: bytes) -> AbstractAsyncContextManager[AsyncIterator[bytes]]: ...
+
+
+class Endpoint(Protocol):
+    """What a Thread needs from the agent it runs on (``Agent`` is one).
+
+    Defined here, below the agent, so that the thread layer never imports the agent layer.
+    """
+
+    @property
+    def transport(self) -> Transport: ...
+
+    send_history: bool
+    max_events_kept: int | None
+    max_event_bytes: int
+    idle_timeout: float | None
 
 
 @dataclass(frozen=True)
@@ -123,7 +142,7 @@ class Thread:
     >>> result = await thread.resume(approve())                     # doctest: +SKIP
     """
 
-    def __init__(self, agent: Agent, thread_id: str | None = None) -> None:
+    def __init__(self, agent: Endpoint, thread_id: str | None = None) -> None:
         self.agent = agent
         self.id = thread_id or str(uuid.uuid4())
         self._snapshot = ThreadSnapshot()
@@ -445,7 +464,7 @@ class RunStream:
 
         try:
             body = json.dumps(self.request_body(), separators=(",", ":")).encode()
-            async with agent._transport.open(body) as chunks:
+            async with agent.transport.open(body) as chunks:
                 iterator = chunks.__aiter__()
                 try:
                     while True:

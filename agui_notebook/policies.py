@@ -186,6 +186,16 @@ def _decision_from_text(text: str, reason: str | None = None) -> Decision:
     )
 
 
+#: Text forms that layers above this module add, so that it never imports them: ``replay:``
+#: belongs to recording and is registered by the package's ``__init__``.
+_KINDS: dict[str, Callable[[str], Policy]] = {}
+
+
+def register_kind(kind: str, make: Callable[[str], Policy]) -> None:
+    """Let :func:`parse` (and ``AGUI_NOTEBOOK_POLICY``) read ``<kind>:<rest>`` as ``make(rest)``."""
+    _KINDS[kind.lower()] = make
+
+
 def parse(spec: str) -> Policy:
     """A policy from its text form (the values of ``AGUI_NOTEBOOK_POLICY``)."""
     kind, _, rest = spec.strip().partition(":")
@@ -202,10 +212,8 @@ def parse(spec: str) -> Policy:
         with open(rest, encoding="utf-8") as fh:
             specs = json.load(fh)
         return rules(*specs, name=f"rules:{os.path.basename(rest)}")
-    if kind == "replay":
-        from ._record import replay_policy
-
-        return replay_policy(rest)
+    if kind in _KINDS:
+        return _KINDS[kind](rest)
     raise ValueError(
         f"unknown policy {spec!r}: use approve, reject[:reason], cancel, script:..., "
         "rules:<file.json> or replay:<file.jsonl>"
