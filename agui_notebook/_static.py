@@ -1,4 +1,8 @@
-"""Where the widgets' front-end code is: inside the wheel, or js/ in a checkout."""
+"""Where the widgets' front-end code is: the committed bundle inside the package.
+
+``agui_notebook/static/chat.js`` is built from ``js/src/`` by ``cd js && npm run build`` and
+committed, so an editable checkout, the wheel and the sdist all load the same file without Node.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +10,14 @@ from pathlib import Path
 
 __all__ = ["chat_js_path"]
 
-_PACKAGE = Path(__file__).parent
+_CHAT_JS = Path(__file__).parent / "static" / "chat.js"
 
 
 def chat_js_path() -> Path:
-    """``chat.js``: ``agui_notebook/static/`` in a wheel, ``js/`` in an editable checkout."""
-    for candidate in (_PACKAGE / "static" / "chat.js", _PACKAGE.parent / "js" / "chat.js"):
-        if candidate.is_file():
-            return candidate
+    """``agui_notebook/static/chat.js``, the one ES module the chat view loads."""
+    if _CHAT_JS.is_file():
+        return _CHAT_JS
     raise FileNotFoundError(
-        "agui_notebook's front end (chat.js) is missing from this installation; "
-        "reinstall the package"
+        "agui_notebook's front end (static/chat.js) is missing from this installation; "
+        "reinstall the package (in a checkout: cd js && npm run build)"
     )

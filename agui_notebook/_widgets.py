@@ -1,8 +1,9 @@
-"""The chat view widget: state for ``js/chat.js`` and validated messages from it.
+"""The chat view widget: state for its front end (``js/src/``, bundled into ``static/chat.js``)
+and validated messages from it.
 
 State flows Python -> JS through synced traits only; clicks flow JS -> Python as custom messages
-(``model.send``), never as trait writes (design/kernel-waiting.md: trait writes while a cell
-awaits desynchronise ipywidgets' throttle on ipykernel 7.4). Every incoming message is validated
+(``model.send``), never as trait writes (trait writes while a cell awaits desynchronise
+ipywidgets' throttle on ipykernel 7.4). Every incoming message is validated
 with pydantic before anything acts on it, and answered with an ``ack`` matched by ``requestId``.
 The contract is docs/widget-protocol.md.
 """

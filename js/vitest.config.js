@@ -3,6 +3,6 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     environment: "happy-dom",
-    include: ["*.test.js"],
+    include: ["test/**/*.test.js"],
   },
 });

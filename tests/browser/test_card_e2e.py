@@ -1,7 +1,7 @@
 """The approval card end to end, in real JupyterLab 4 / Notebook 7 driven by headless Chromium.
 
-Every scenario clicks the real card (js/chat.js) in a cell that awaits the click, and checks what
-the AG-UI server received. The demo agent runs on loopback *inside this pytest process*
+Every scenario clicks the real card (static/chat.js) in a cell that awaits the click, and checks
+what the AG-UI server received. The demo agent runs on loopback *inside this pytest process*
 (`start_in_thread`), wrapped in a tiny ASGI middleware that stamps each request's arrival time, so
 the test can count resumes and time them; the notebooks talk to it with `Agent(url)`. The quickstart
 test runs the repo's notebooks/01_quickstart.ipynb (in-process `Agent.demo()`), so there an extra

@@ -2,7 +2,7 @@
 
 jupyter_client starts the project's own ipykernel; this test plays the front end's part of the
 widget protocol: it watches iopub for the view's comm and state, and sends the click as a shell
-``comm_msg`` (``method: custom``), exactly what js/chat.js's ``model.send`` produces. It proves,
+``comm_msg`` (``method: custom``), exactly what the front end's ``model.send`` produces. It proves,
 on the installed ipykernel, that the click reaches Python while the cell is still running and
 that the resumed run finishes in the same cell.
 """

@@ -1,7 +1,7 @@
 """The built wheel carries the widget front end and works without Node.
 
-Depends on js/chat.js existing: the wheel force-includes it as agui_notebook/static/chat.js
-(pyproject.toml), so without it the build itself fails.
+The front end is agui_notebook/static/chat.js, the committed esbuild bundle of js/src/ (see
+docs/architecture.md): it is part of the package, so the wheel carries it without a build hook.
 
 The wheel is `$AGUI_NOTEBOOK_WHEEL` (scripts/test builds one) or built here with `python -m build`.
 
@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-CHAT_JS = REPO_ROOT / "js" / "chat.js"
+CHAT_JS = REPO_ROOT / "agui_notebook" / "static" / "chat.js"
 WHEEL_CHAT_JS = "agui_notebook/static/chat.js"
 
 CHILD = r"""
@@ -86,7 +86,7 @@ print(json.dumps({
 @pytest.fixture(scope="module")
 def chat_js_source() -> str:
     if not CHAT_JS.is_file():
-        pytest.fail("js/chat.js does not exist yet: the wheel cannot carry the front end")
+        pytest.fail("agui_notebook/static/chat.js is missing: run `cd js && npm run build`")
     return CHAT_JS.read_text(encoding="utf-8")
 
 

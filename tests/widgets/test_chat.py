@@ -1,7 +1,7 @@
 """The chat view and its cards, driven as the front end would (no browser, no kernel).
 
 Clicks are delivered through ``ChatView._handle_custom_msg``, the handler anywidget calls for a
-``model.send`` from js/chat.js; the demo agent runs in-process and records every request, so each
+``model.send`` from the front end; the demo agent runs in-process and records every request, so each
 test asserts on what the server actually received.
 """
 

@@ -1,157 +1,34 @@
-// @ts-check
-/**
- * ChatView front end for agui_notebook: an anywidget module (AFM, `export default { render }`).
- *
- * ONE self-contained ES module: anywidget loads it as a blob (relative imports do not work) and
- * the project works offline (no CDN), so there are no imports at all. Plain DOM + JSDoc types,
- * type-checked with `tsc -p js/jsconfig.json`. Contract: docs/widget-protocol.md.
- *
- * Security: everything in `items`, `state` and `audit` is untrusted text. This file only builds
- * DOM with createElement + textContent; it never uses innerHTML & co, and never sets href, src,
- * style or on* attributes (the `h()` helper refuses them). Data only ever lands in text nodes,
- * form control values, aria-label and data-* attributes.
- *
- * Stable hooks for browser tests (classes / attributes)
- * ------------------------------------------------------
- * Root                      .agui-chat
- * Run status header         .agui-status[data-status=idle|running|waiting|sending|error]
- *                           (.agui-spinner while running/sending)
- * Item list                 .agui-items; each item .agui-item[data-kind=...][data-item-id=...]
- *   user                    .agui-user
- *   assistant               .agui-assistant (+ .agui-streaming while streaming)
- *   reasoning               details.agui-reasoning (collapsed by default)
- *   tool                    .agui-tool[data-status]; .agui-tool-name, .agui-badge[data-status],
- *                           .agui-args (value tree or .agui-args-text), .agui-result
- *   card                    .agui-card[data-status=pending|sending|done|failed][data-card-id]
- *                           (data-status is the *effective* status: "sending" as soon as a click
- *                           was sent, before Python reports it)
- *   error                   .agui-error-item (.agui-error-title, .agui-error message, .agui-hint)
- *   notice                  .agui-notice
- *   unknown kind            .agui-unknown (shown as JSON text, never dropped)
- * Inside a card
- *   one per interrupt       .agui-interrupt[data-interrupt-id][data-mode=tool|form|free]
- *                           (+ .agui-expired once its expiresAt has passed)
- *   content                 .agui-tool-name, .agui-message, .agui-args, .agui-reissued
- *   buttons                 button[data-action=approve|reject|edit|cancel|answer|edit-send|send|retry]
- *                           approve/reject/edit/cancel: per interrupt (tool mode)
- *                           answer: submit of a form / free answer
- *                           edit-send: submit of the edit form (sends, or records on multi cards)
- *                           send: "Send decisions" (cards with several interrupts)
- *                           retry: after status "failed"
- *   reason box              textarea.agui-reason (when canGiveReason)
- *   always allow            input[type=checkbox].agui-always-allow (tool interrupts)
- *   edit form               .agui-edit > (.agui-form | textarea.agui-json), .agui-diff,
- *                           ul.agui-form-errors.agui-error
- *   answer form             .agui-answer-form > (.agui-form | textarea.agui-free), ...
- *   form fields             .agui-field[data-path], .agui-field-error (.agui-error)
- *   countdowns              .agui-countdown.agui-expiry (aria-live=polite),
- *                           .agui-countdown.agui-timeout (timeoutAt/timeoutDefault)
- *   multi-card choice       .agui-choice; recorded decision (done/failed): .agui-decision
- *   card status line        .agui-card-status ("sending…", "done", "failed", "1 of 2 decided")
- *   errors                  .agui-error.agui-card-error (status failed), .agui-error.agui-ack-error
- *   note                    .agui-note
- * Collapsed sections        details.agui-state, details.agui-audit (table.agui-audit-table)
- * Value trees               .agui-tree, table.agui-kv; clipped text .agui-longtext with
- *                           .agui-clip-note ("… N more characters hidden") and button.agui-more
- *
- * Messages JS -> Python (model.send; never trait writes, see design/kernel-waiting.md)
- *   {type: "decide", requestId, card, decisions: {interruptId: {action, reason?, args?, payload?}},
- *    alwaysAllow?: [toolName]}     alwaysAllow only lists tools whose decision is approve or edit
- *   {type: "retry", requestId, card}
- * Messages Python -> JS (msg:custom)
- *   {type: "ack", requestId, accepted, error?}
- */
+// GENERATED from js/src/*.js (entry js/src/index.js) by `cd js && npm run build` (esbuild 0.28.2); do not edit, edit js/src/ and rebuild.
 
-/** Characters of a string shown before "show more". */
-const CLIP_CHARS = 400;
-/** Lines of a string shown before "show more". */
-const CLIP_LINES = 12;
-/** Entries of an object/array shown before "show N more". */
-const CLIP_ENTRIES = 50;
-/** Deeper values are shown as JSON text instead of nested tables. */
-const MAX_DEPTH = 64;
-/** Attributes never set by this module: data must not become URLs, styles or handlers. */
-const FORBIDDEN_ATTR = /^(?:on|src|href$|style$|action$|formaction$|xlink:href$|background$|poster$)/i;
-
-/**
- * @typedef {{
- *   get(name: string): any,
- *   on(event: string, callback: (...args: any[]) => void): void,
- *   off(event?: string | null, callback?: ((...args: any[]) => void) | null): void,
- *   send(content: any, callbacks?: any, buffers?: any[]): void,
- * }} Model
- */
-/** @typedef {"approve" | "reject" | "edit" | "cancel" | "answer"} Action */
-/** @typedef {{action: Action, reason?: string, args?: unknown, payload?: unknown}} Decision */
-/** @typedef {{path: string, message: string}} Problem */
-/** @typedef {{expanded: Set<string>}} TreeState */
-/** @typedef {{node: HTMLElement, kind: string, update(item: any): void, destroy(): void}} Entry */
-/** @typedef {{value: unknown, omit: boolean, problems: Problem[]}} Reading */
-/** @typedef {{node: HTMLElement, read(): Reading}} Field */
-/**
- * @typedef {{
- *   ticker: Ticker,
- *   send(msg: {type: string, requestId: string, [k: string]: unknown}, owner: {handleAck(msg: any): void}): void,
- * }} Env
- */
-/** @typedef {ReturnType<typeof createTicker>} Ticker */
-
-// ---------------------------------------------------------------------------------------------
-// Small DOM and value helpers
-// ---------------------------------------------------------------------------------------------
-
-let uidCounter = 0;
-/** @param {string} prefix */
+// src/dom.js
+var FORBIDDEN_ATTR = /^(?:on|src|href$|style$|action$|formaction$|xlink:href$|background$|poster$)/i;
+var uidCounter = 0;
 function nextId(prefix) {
   uidCounter += 1;
   return `${prefix}-${uidCounter}`;
 }
-
-/** A unique id for each JS -> Python message. */
 function newRequestId() {
   const c = globalThis.crypto;
   if (c && typeof c.randomUUID === "function") return c.randomUUID();
   uidCounter += 1;
   return `req-${Date.now().toString(36)}-${uidCounter}-${Math.random().toString(36).slice(2)}`;
 }
-
-/**
- * Create an element. Text goes through textContent / text nodes only.
- * @template {keyof HTMLElementTagNameMap} K
- * @param {K} tag
- * @param {{cls?: string, text?: string, attrs?: Record<string, string>, data?: Record<string, string>}} [opts]
- * @param {Array<Node | string | null | undefined | false>} [children]
- * @returns {HTMLElementTagNameMap[K]}
- */
 function h(tag, opts = {}, children = []) {
   const node = document.createElement(tag);
   if (opts.cls) node.className = opts.cls;
-  if (opts.text !== undefined) node.textContent = opts.text;
+  if (opts.text !== void 0) node.textContent = opts.text;
   if (opts.attrs) for (const [k, v] of Object.entries(opts.attrs)) setAttr(node, k, v);
   if (opts.data) for (const [k, v] of Object.entries(opts.data)) node.setAttribute(`data-${k}`, v);
   for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
+    if (child === null || child === void 0 || child === false) continue;
     node.append(typeof child === "string" ? document.createTextNode(child) : child);
   }
   return node;
 }
-
-/**
- * @param {Element} node
- * @param {string} name
- * @param {string} value
- */
 function setAttr(node, name, value) {
   if (FORBIDDEN_ATTR.test(name)) throw new Error(`agui-chat: refusing to set the ${name} attribute`);
   node.setAttribute(name, value);
 }
-
-/**
- * @param {string} label
- * @param {string | null} action  data-action value
- * @param {string} [aria]         aria-label
- * @param {string} [cls]
- */
 function button(label, action, aria, cls) {
   const b = h("button", { cls: `agui-btn${cls ? ` ${cls}` : ""}`, text: label, attrs: { type: "button" } });
   if (action) b.setAttribute("data-action", action);
@@ -159,42 +36,25 @@ function button(label, action, aria, cls) {
   return b;
 }
 
-/**
- * @param {unknown} v
- * @returns {v is Record<string, any>}
- */
+// src/util.js
+var MAX_DEPTH = 64;
 function isObj(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
-
-/**
- * JSON text for display; never throws.
- * @param {unknown} v
- * @param {number} [indent]
- */
 function safeJson(v, indent) {
   try {
     const s = JSON.stringify(v, null, indent);
-    return s === undefined ? String(v) : s;
+    return s === void 0 ? String(v) : s;
   } catch (e) {
     return `(cannot display this value: ${e instanceof Error ? e.message : String(e)})`;
   }
 }
-
-/** @param {unknown} v */
 function asText(v) {
   if (typeof v === "string") return v;
-  if (v === null || v === undefined) return "";
+  if (v === null || v === void 0) return "";
   if (typeof v === "number" || typeof v === "boolean") return String(v);
   return safeJson(v);
 }
-
-/**
- * @param {unknown} a
- * @param {unknown} b
- * @param {number} [depth]
- * @returns {boolean}
- */
 function deepEqual(a, b, depth = 0) {
   if (a === b) return true;
   if (depth > 200 || typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
@@ -202,116 +62,35 @@ function deepEqual(a, b, depth = 0) {
   if (Array.isArray(a) && Array.isArray(b)) {
     return a.length === b.length && a.every((x, i) => deepEqual(x, b[i], depth + 1));
   }
-  const ao = /** @type {Record<string, unknown>} */ (a);
-  const bo = /** @type {Record<string, unknown>} */ (b);
+  const ao = (
+    /** @type {Record<string, unknown>} */
+    a
+  );
+  const bo = (
+    /** @type {Record<string, unknown>} */
+    b
+  );
   const ak = Object.keys(ao);
   const bk = Object.keys(bo);
   return ak.length === bk.length && ak.every((k) => hasOwn(bo, k) && deepEqual(ao[k], bo[k], depth + 1));
 }
-
-/**
- * @param {object} o
- * @param {string} k
- */
 function hasOwn(o, k) {
   return Object.prototype.hasOwnProperty.call(o, k);
 }
-
-/**
- * Set an own property even for keys like "__proto__" (data keys are untrusted).
- * @param {Record<string, unknown>} o
- * @param {string} k
- * @param {unknown} v
- */
 function setOwn(o, k, v) {
   Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
 }
-
-/** @param {number} n */
 function fmtInt(n) {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
-
-/** @param {number} n */
-function pad2(n) {
-  return String(n).padStart(2, "0");
-}
-
-/** @param {number} ms */
-function fmtRemaining(ms) {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  const hours = Math.floor(total / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const seconds = total % 60;
-  return hours > 0 ? `${hours}:${pad2(minutes)}:${pad2(seconds)}` : `${minutes}:${pad2(seconds)}`;
-}
-
-/** @param {number} ms  epoch ms, shown as local HH:MM:SS */
-function fmtClock(ms) {
-  const d = new Date(ms);
-  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
-}
-
-/** @param {unknown} iso */
-function parseTime(iso) {
-  if (typeof iso !== "string" || !iso) return null;
-  const t = Date.parse(iso);
-  return Number.isFinite(t) ? t : null;
-}
-
-/** @param {string} base @param {string} key */
 function joinPath(base, key) {
   return base ? `${base}.${key}` : key;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Countdown ticker: one setInterval per view, running only while something counts down
-// ---------------------------------------------------------------------------------------------
-
-function createTicker() {
-  /** @type {Set<() => void>} */
-  const fns = new Set();
-  /** @type {ReturnType<typeof setInterval> | null} */
-  let timer = null;
-  const tick = () => {
-    for (const fn of [...fns]) {
-      try {
-        fn();
-      } catch (e) {
-        console.error("agui-chat: countdown failed", e);
-      }
-    }
-  };
-  return {
-    /** @param {() => void} fn */
-    add(fn) {
-      fns.add(fn);
-      if (timer === null) timer = setInterval(tick, 1000);
-    },
-    /** @param {() => void} fn */
-    remove(fn) {
-      fns.delete(fn);
-      if (fns.size === 0 && timer !== null) {
-        clearInterval(timer);
-        timer = null;
-      }
-    },
-    stop() {
-      fns.clear();
-      if (timer !== null) clearInterval(timer);
-      timer = null;
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Value trees and long text (nothing is clipped silently: clips say how much is hidden)
-// ---------------------------------------------------------------------------------------------
-
-/**
- * Where to clip a long text, or -1 when it is short enough.
- * @param {string} text
- */
+// src/tree.js
+var CLIP_CHARS = 400;
+var CLIP_LINES = 12;
+var CLIP_ENTRIES = 50;
 function clipPoint(text) {
   let cut = text.length > CLIP_CHARS ? CLIP_CHARS : -1;
   const scan = cut < 0 ? text.length : cut;
@@ -327,18 +106,9 @@ function clipPoint(text) {
   }
   if (cut <= 0 || cut >= text.length) return -1;
   const c = text.charCodeAt(cut - 1);
-  if (c >= 0xd800 && c <= 0xdbff) cut -= 1; // do not split a surrogate pair
+  if (c >= 55296 && c <= 56319) cut -= 1;
   return cut;
 }
-
-/**
- * Pre-wrapped text with a "show more" toggle when long. The toggle state lives in `state`
- * under `path`, so re-rendering keeps it.
- * @param {string} text
- * @param {TreeState} state
- * @param {string} path
- * @param {string} [cls]
- */
 function longText(text, state, path, cls) {
   const wrap = h("span", { cls: `agui-longtext${cls ? ` ${cls}` : ""}` });
   const shown = h("span", { cls: "agui-text" });
@@ -351,10 +121,9 @@ function longText(text, state, path, cls) {
   const hiddenChars = text.length - cut;
   let hiddenLines = 0;
   for (let i = cut; i < text.length; i++) if (text.charCodeAt(i) === 10) hiddenLines += 1;
-  const hiddenText =
-    `${fmtInt(hiddenChars)} more characters` + (hiddenLines > 0 ? ` (${fmtInt(hiddenLines)} more lines)` : "");
+  const hiddenText = `${fmtInt(hiddenChars)} more characters` + (hiddenLines > 0 ? ` (${fmtInt(hiddenLines)} more lines)` : "");
   const note = h("span", { cls: "agui-clip-note" });
-  const more = button("", null, undefined, "agui-more agui-link");
+  const more = button("", null, void 0, "agui-more agui-link");
   wrap.append(note, " ", more);
   const apply = () => {
     const open = state.expanded.has(path);
@@ -372,25 +141,11 @@ function longText(text, state, path, cls) {
   apply();
   return wrap;
 }
-
-/**
- * @param {unknown} value
- * @param {TreeState} state
- * @param {string} [cls]
- */
 function renderTree(value, state, cls) {
   const root = h("div", { cls: `agui-tree${cls ? ` ${cls}` : ""}` });
   root.append(renderValue(value, state, "$", 0));
   return root;
 }
-
-/**
- * @param {unknown} value
- * @param {TreeState} state
- * @param {string} path
- * @param {number} depth
- * @returns {HTMLElement}
- */
 function renderValue(value, state, path, depth) {
   if (value === null) return h("span", { cls: "agui-v agui-v-null", text: "null" });
   switch (typeof value) {
@@ -408,22 +163,27 @@ function renderValue(value, state, path, depth) {
     default:
       return longText(String(value), state, path, "agui-v");
   }
-  const obj = /** @type {object} */ (value);
+  const obj = (
+    /** @type {object} */
+    value
+  );
   if (depth >= MAX_DEPTH) {
     return h("span", { cls: "agui-v agui-v-deep" }, [
       h("span", { cls: "agui-clip-note", text: `(nested deeper than ${MAX_DEPTH} levels, shown as JSON) ` }),
-      longText(safeJson(obj), state, path, "agui-v-json"),
+      longText(safeJson(obj), state, path, "agui-v-json")
     ]);
   }
   const isArray = Array.isArray(obj);
-  /** @type {Array<[string, unknown]>} */
-  const entries = isArray
-    ? /** @type {unknown[]} */ (obj).map((v, i) => /** @type {[string, unknown]} */ ([String(i), v]))
-    : Object.entries(obj);
+  const entries = isArray ? (
+    /** @type {unknown[]} */
+    obj.map((v, i) => (
+      /** @type {[string, unknown]} */
+      [String(i), v]
+    ))
+  ) : Object.entries(obj);
   if (entries.length === 0) return h("span", { cls: "agui-v agui-v-empty", text: isArray ? "[ ]" : "{ }" });
   const body = h("tbody");
   const table = h("table", { cls: `agui-kv${isArray ? " agui-kv-array" : ""}` }, [body]);
-  /** @param {number} from @param {number} to */
   const addRows = (from, to) => {
     for (let i = from; i < to; i++) {
       const [k, v] = entries[i];
@@ -438,9 +198,9 @@ function renderValue(value, state, path, depth) {
     addRows(0, CLIP_ENTRIES);
     const rest = entries.length - CLIP_ENTRIES;
     const what = isArray ? "items" : "keys";
-    const more = button(`show ${fmtInt(rest)} more ${what}`, null, undefined, "agui-more agui-link");
+    const more = button(`show ${fmtInt(rest)} more ${what}`, null, void 0, "agui-more agui-link");
     const row = h("tr", { cls: "agui-more-row" }, [
-      h("td", { attrs: { colspan: "2" } }, [h("span", { cls: "agui-clip-note", text: `… ${fmtInt(rest)} more ${what} hidden ` }), more]),
+      h("td", { attrs: { colspan: "2" } }, [h("span", { cls: "agui-clip-note", text: `… ${fmtInt(rest)} more ${what} hidden ` }), more])
     ]);
     more.addEventListener("click", () => {
       state.expanded.add(moreKey);
@@ -452,31 +212,216 @@ function renderValue(value, state, path, depth) {
   return table;
 }
 
-// ---------------------------------------------------------------------------------------------
-// JSON Schema subset: validation, forms, diffs
-// ---------------------------------------------------------------------------------------------
+// src/audit.js
+function renderAudit(audit, body, tree) {
+  const rows = Array.isArray(audit) ? audit : [];
+  const columns = [];
+  for (const r of rows) if (isObj(r)) {
+    for (const k of Object.keys(r)) if (!columns.includes(k)) columns.push(k);
+  }
+  const hasPlain = rows.some((r) => !isObj(r));
+  const head = h("tr", {}, columns.map((c) => h("th", { attrs: { scope: "col" }, text: c })));
+  if (hasPlain) head.append(h("th", { attrs: { scope: "col" }, text: "record" }));
+  const tbody = h("tbody");
+  rows.forEach((r, i) => {
+    const tr = h("tr");
+    for (const c of columns) {
+      const v = isObj(r) && hasOwn(r, c) ? r[c] : void 0;
+      tr.append(h("td", {}, [v === void 0 ? "" : longText(typeof v === "string" ? v : safeJson(v), tree, `${i}/${c}`)]));
+    }
+    if (hasPlain) tr.append(h("td", {}, [isObj(r) ? "" : longText(asText(r), tree, `${i}`)]));
+    tbody.append(tr);
+  });
+  body.replaceChildren(h("table", { cls: "agui-audit-table" }, [h("thead", {}, [head]), tbody]));
+}
 
-/**
- * The widget type of a schema (first non-null type).
- * @param {unknown} schema
- * @returns {string | undefined}
- */
+// src/items.js
+function itemShell(kind, item, cls) {
+  const node = h("div", { cls: `agui-item ${cls}`, data: { kind } });
+  if (isObj(item) && (typeof item.id === "string" || typeof item.id === "number")) node.dataset.itemId = String(item.id);
+  return node;
+}
+function userEntry(item) {
+  const node = itemShell("user", item, "agui-user");
+  const text = document.createTextNode("");
+  node.append(h("div", { cls: "agui-role", text: "You" }), h("div", { cls: "agui-text agui-pre" }, [text]));
+  const update = (it) => {
+    const t = asText(it?.text);
+    if (text.data !== t) text.data = t;
+  };
+  update(item);
+  return { node, kind: "user", update, destroy() {
+  } };
+}
+function assistantEntry(item) {
+  const node = itemShell("assistant", item, "agui-assistant");
+  const text = document.createTextNode("");
+  node.append(h("div", { cls: "agui-text agui-pre" }, [text]));
+  const update = (it) => {
+    const t = asText(it?.text);
+    if (text.data !== t) text.data = t;
+    node.classList.toggle("agui-streaming", it?.streaming === true);
+  };
+  update(item);
+  return { node, kind: "assistant", update, destroy() {
+  } };
+}
+function reasoningEntry(item) {
+  const node = itemShell("reasoning", item, "agui-reasoning");
+  const details = h("details", { cls: "agui-reasoning-details" });
+  const live = h("span", { cls: "agui-hint" });
+  const text = document.createTextNode("");
+  details.append(h("summary", {}, ["Reasoning", live]), h("div", { cls: "agui-text agui-pre" }, [text]));
+  node.append(details);
+  const update = (it) => {
+    const t = asText(it?.text);
+    if (text.data !== t) text.data = t;
+    live.textContent = it?.streaming === true ? " (thinking…)" : "";
+  };
+  update(item);
+  return { node, kind: "reasoning", update, destroy() {
+  } };
+}
+var TOOL_STATUS_TEXT = (
+  /** @type {Record<string, string>} */
+  {
+    streaming: "receiving arguments…",
+    called: "called",
+    awaiting: "awaiting a decision",
+    done: "done",
+    rejected: "rejected",
+    cancelled: "cancelled"
+  }
+);
+function toolEntry(item) {
+  const node = itemShell("tool", item, "agui-tool");
+  const name = h("strong", { cls: "agui-tool-name" });
+  const badge = h("span", { cls: "agui-badge" });
+  const args = h("div", { cls: "agui-args" });
+  const resultBody = h("div", { cls: "agui-result-body" });
+  const result = h("div", { cls: "agui-result" }, [h("div", { cls: "agui-label", text: "Result" }), resultBody]);
+  node.append(h("div", { cls: "agui-tool-head" }, [h("span", { cls: "agui-label", text: "Tool " }), name, " ", badge]), args, result);
+  const tree = { expanded: /* @__PURE__ */ new Set() };
+  let argsKey = "";
+  let resultKey;
+  const update = (it) => {
+    const n = asText(it?.name);
+    if (name.textContent !== n) name.textContent = n;
+    const status = asText(it?.status);
+    node.dataset.status = status;
+    badge.dataset.status = status;
+    badge.textContent = TOOL_STATUS_TEXT[status] ?? status;
+    const hasArgs = it?.args !== null && it?.args !== void 0;
+    const key = hasArgs ? `j${safeJson(it.args)}` : `t${asText(it?.argsText)}`;
+    if (key !== argsKey) {
+      argsKey = key;
+      if (hasArgs) args.replaceChildren(renderTree(it.args, tree));
+      else if (asText(it?.argsText)) args.replaceChildren(h("div", { cls: "agui-args-text agui-pre" }, [longText(asText(it.argsText), tree, "argsText")]));
+      else args.replaceChildren(h("span", { cls: "agui-hint", text: "(no arguments)" }));
+    }
+    const r = it?.result === null || it?.result === void 0 ? null : asText(it.result);
+    if (r !== resultKey) {
+      resultKey = r;
+      result.hidden = r === null;
+      resultBody.replaceChildren(r === null ? "" : h("div", { cls: "agui-pre" }, [longText(r, tree, "result")]));
+    }
+  };
+  update(item);
+  return { node, kind: "tool", update, destroy() {
+  } };
+}
+function errorEntry(item) {
+  const node = itemShell("error", item, "agui-error-item");
+  node.setAttribute("role", "alert");
+  const title = h("strong", { cls: "agui-error-title" });
+  const message = h("div", { cls: "agui-error agui-pre" });
+  const hint = h("div", { cls: "agui-hint agui-pre" });
+  node.append(title, message, hint);
+  const update = (it) => {
+    title.textContent = asText(it?.title) || "Error";
+    message.textContent = asText(it?.message);
+    hint.textContent = asText(it?.hint);
+    hint.hidden = !hint.textContent;
+  };
+  update(item);
+  return { node, kind: "error", update, destroy() {
+  } };
+}
+function noticeEntry(item) {
+  const node = itemShell("notice", item, "agui-notice");
+  const update = (it) => {
+    node.textContent = asText(it?.text);
+  };
+  update(item);
+  return { node, kind: "notice", update, destroy() {
+  } };
+}
+function unknownEntry(item, kind) {
+  const node = itemShell(kind, item, "agui-unknown");
+  const body = h("div", { cls: "agui-pre" });
+  node.append(h("div", { cls: "agui-hint", text: `Item of unknown kind "${kind}":` }), body);
+  const tree = { expanded: /* @__PURE__ */ new Set() };
+  const update = (it) => {
+    body.replaceChildren(longText(safeJson(it, 2), tree, "unknown"));
+  };
+  update(item);
+  return { node, kind, update, destroy() {
+  } };
+}
+
+// src/diff.js
+function diffValues(before, after, path, out, depth = 0) {
+  if (deepEqual(before, after)) return;
+  if (isObj(before) && isObj(after) && depth < MAX_DEPTH) {
+    const keys = [...Object.keys(before), ...Object.keys(after).filter((k) => !hasOwn(before, k))];
+    for (const k of keys) {
+      const p = joinPath(path, k);
+      if (!hasOwn(after, k)) out.push({ path: p, kind: "removed", before: before[k], after: void 0 });
+      else if (!hasOwn(before, k)) out.push({ path: p, kind: "added", before: void 0, after: after[k] });
+      else diffValues(before[k], after[k], p, out, depth + 1);
+    }
+    return;
+  }
+  const kind = before === void 0 ? "added" : after === void 0 ? "removed" : "changed";
+  out.push({ path, kind, before, after });
+}
+function renderDiff(before, after, target) {
+  const changes = [];
+  diffValues(before, after, "", changes);
+  const state = { expanded: /* @__PURE__ */ new Set() };
+  target.replaceChildren(h("div", { cls: "agui-diff-title", text: "Changes" }));
+  if (changes.length === 0) {
+    target.append(h("p", { cls: "agui-diff-none", text: "No changes: the same arguments as proposed." }));
+    return;
+  }
+  const list = h("ul", { cls: "agui-diff-list" });
+  changes.forEach((c, i) => {
+    const show = (v, side) => v === void 0 ? h("span", { cls: "agui-hint", text: "(absent)" }) : longText(safeJson(v), state, `${i}${side}`);
+    list.append(
+      h("li", { cls: "agui-diff-row", data: { change: c.kind } }, [
+        h("code", { cls: "agui-diff-path", text: c.path || "(whole value)" }),
+        ": ",
+        h("del", { cls: "agui-diff-old" }, [show(c.before, "old")]),
+        " → ",
+        h("ins", { cls: "agui-diff-new" }, [show(c.after, "new")])
+      ])
+    );
+  });
+  target.append(list);
+}
+
+// src/schema.js
 function schemaType(schema) {
-  if (!isObj(schema)) return undefined;
+  if (!isObj(schema)) return void 0;
   const t = schema.type;
   if (typeof t === "string") return t;
   if (Array.isArray(t)) {
     const first = t.find((x) => x !== "null");
-    return typeof first === "string" ? first : undefined;
+    return typeof first === "string" ? first : void 0;
   }
   if (isObj(schema.properties)) return "object";
-  return undefined;
+  return void 0;
 }
-
-/**
- * @param {unknown} v
- * @param {unknown} t
- */
 function typeMatches(v, t) {
   switch (t) {
     case "string":
@@ -497,8 +442,6 @@ function typeMatches(v, t) {
       return true;
   }
 }
-
-/** @param {unknown} v */
 function describeType(v) {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
@@ -506,14 +449,10 @@ function describeType(v) {
   if (typeof v === "object") return "an object";
   return `a ${typeof v}`;
 }
-
-/** @param {unknown} t */
 function withArticle(t) {
   const s = String(t);
   return /^[aeiou]/.test(s) ? `an ${s}` : `a ${s}`;
 }
-
-/** @param {string} s */
 function isIsoDate(s) {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
   if (!m) return false;
@@ -521,16 +460,6 @@ function isIsoDate(s) {
   const date = new Date(Date.UTC(y, mo - 1, d));
   return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }
-
-/**
- * Validate `value` against the supported JSON Schema subset: type, enum, const, required,
- * properties, additionalProperties: false, items, min/max(Length|Items|imum), pattern, format date.
- * @param {unknown} value
- * @param {unknown} schema
- * @param {string} path
- * @param {Problem[]} out
- * @param {number} [depth]
- */
 function validate(value, schema, path, out, depth = 0) {
   if (!isObj(schema) || depth > MAX_DEPTH) return;
   const where = path || "the value";
@@ -556,7 +485,6 @@ function validate(value, schema, path, out, depth = 0) {
     if (schema.format === "date" && !isIsoDate(value))
       out.push({ path, message: `${where} must be a date (YYYY-MM-DD)` });
     if (typeof schema.pattern === "string") {
-      /** @type {RegExp | null} */
       let re = null;
       try {
         re = new RegExp(schema.pattern, "u");
@@ -580,7 +508,7 @@ function validate(value, schema, path, out, depth = 0) {
     const props = isObj(schema.properties) ? schema.properties : {};
     if (Array.isArray(schema.required)) {
       for (const k of schema.required) {
-        if (typeof k === "string" && (!hasOwn(value, k) || value[k] === undefined))
+        if (typeof k === "string" && (!hasOwn(value, k) || value[k] === void 0))
           out.push({ path: joinPath(path, k), message: `${joinPath(path, k)} is required` });
       }
     }
@@ -600,32 +528,17 @@ function validate(value, schema, path, out, depth = 0) {
   }
 }
 
-/**
- * @typedef {{key: string | null, path: string, required: boolean, depth: number,
- *            registry: Map<string, HTMLElement>, label?: string, extra?: boolean}} FieldWhere
- */
-
-/**
- * Build a form field for `schema` (string, number, integer, boolean, enum, date, nested object;
- * anything else, or a value that does not fit the widget, becomes a JSON text box, so no value
- * is ever lost).
- * @param {unknown} schemaIn
- * @param {unknown} initial  undefined when absent
- * @param {FieldWhere} where
- * @returns {Field}
- */
+// src/forms.js
 function buildField(schemaIn, initial, where) {
   const schema = isObj(schemaIn) ? schemaIn : {};
   const type = schemaType(schema);
   const title = typeof schema.title === "string" && schema.title ? schema.title : "";
   const label = where.label ?? (title || where.key || "Value");
   const description = typeof schema.description === "string" ? schema.description : "";
-  const start = initial !== undefined ? initial : schema.default;
-
-  if (type === "object" && where.depth < MAX_DEPTH && (start === undefined || isObj(start)) && !where.extra) {
+  const start = initial !== void 0 ? initial : schema.default;
+  if (type === "object" && where.depth < MAX_DEPTH && (start === void 0 || isObj(start)) && !where.extra) {
     return objectField(schema, initial, where, label, description);
   }
-
   const id = nextId("agui-field");
   const wrap = h("div", { cls: "agui-field", data: { path: where.path } });
   const err = h("div", { cls: "agui-field-error agui-error", attrs: { id: `${id}-err` } });
@@ -634,37 +547,33 @@ function buildField(schemaIn, initial, where) {
   const labelEl = h("label", { attrs: { for: id }, cls: "agui-label-text" }, [
     label,
     where.extra ? h("span", { cls: "agui-hint", text: " (not in the schema)" }) : null,
-    where.required ? h("span", { cls: "agui-required", text: " *", attrs: { "aria-hidden": "true" } }) : null,
+    where.required ? h("span", { cls: "agui-required", text: " *", attrs: { "aria-hidden": "true" } }) : null
   ]);
   const descEl = description ? h("div", { cls: "agui-hint", text: description, attrs: { id: `${id}-desc` } }) : null;
-  /** @param {HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement} c */
   const wire = (c) => {
     c.id = id;
     if (where.required) c.setAttribute("aria-required", "true");
     c.setAttribute("aria-describedby", `${id}-err${descEl ? ` ${id}-desc` : ""}`);
   };
-
-  /** @type {() => Reading} */
   let read;
-
   if (Array.isArray(schema.enum) && schema.enum.length > 0) {
     const options = schema.enum;
     const select = h("select", { cls: "agui-input agui-select" });
     wire(select);
-    const inEnum = start !== undefined && options.some((o) => deepEqual(o, start));
-    if (!where.required || start === undefined) select.append(h("option", { text: "(not set)", attrs: { value: "" } }));
-    if (start !== undefined && !inEnum) {
+    const inEnum = start !== void 0 && options.some((o) => deepEqual(o, start));
+    if (!where.required || start === void 0) select.append(h("option", { text: "(not set)", attrs: { value: "" } }));
+    if (start !== void 0 && !inEnum) {
       select.append(h("option", { text: `(current: ${asText(start)}, not an allowed value)`, attrs: { value: "current" } }));
     }
     options.forEach((o, i) => select.append(h("option", { text: asText(o), attrs: { value: String(i) } })));
-    select.value = start === undefined ? "" : inEnum ? String(options.findIndex((o) => deepEqual(o, start))) : "current";
+    select.value = start === void 0 ? "" : inEnum ? String(options.findIndex((o) => deepEqual(o, start))) : "current";
     wrap.append(labelEl, descEl ?? "", select);
     read = () => {
-      if (select.value === "") return { value: undefined, omit: true, problems: [] };
+      if (select.value === "") return { value: void 0, omit: true, problems: [] };
       if (select.value === "current") return { value: start, omit: false, problems: [] };
       return { value: options[Number(select.value)], omit: false, problems: [] };
     };
-  } else if (type === "boolean" && (start === undefined || typeof start === "boolean")) {
+  } else if (type === "boolean" && (start === void 0 || typeof start === "boolean")) {
     const box = h("input", { cls: "agui-checkbox", attrs: { type: "checkbox" } });
     wire(box);
     box.checked = start === true;
@@ -675,95 +584,72 @@ function buildField(schemaIn, initial, where) {
     wrap.classList.add("agui-field-boolean");
     wrap.append(box, " ", labelEl, descEl ?? "");
     read = () => {
-      const omit = start === undefined && !where.required && !touched && !box.checked;
+      const omit = start === void 0 && !where.required && !touched && !box.checked;
       return { value: box.checked, omit, problems: [] };
     };
-  } else if ((type === "number" || type === "integer") && (start === undefined || typeof start === "number")) {
-    // A text box (not type=number) so that a typo is reported instead of silently emptied.
+  } else if ((type === "number" || type === "integer") && (start === void 0 || typeof start === "number")) {
     const input = h("input", { cls: "agui-input", attrs: { type: "text", inputmode: type === "integer" ? "numeric" : "decimal" } });
     wire(input);
-    input.value = start === undefined ? "" : String(start);
+    input.value = start === void 0 ? "" : String(start);
     wrap.append(labelEl, descEl ?? "", input);
     read = () => {
       const s = input.value.trim();
-      if (s === "") return { value: undefined, omit: true, problems: [] };
+      if (s === "") return { value: void 0, omit: true, problems: [] };
       const n = Number(s);
       if (!Number.isFinite(n)) {
-        return { value: undefined, omit: true, problems: [{ path: where.path, message: `${label} must be a number` }] };
+        return { value: void 0, omit: true, problems: [{ path: where.path, message: `${label} must be a number` }] };
       }
       return { value: n, omit: false, problems: [] };
     };
-  } else if (type === "string" && (start === undefined || typeof start === "string")) {
+  } else if (type === "string" && (start === void 0 || typeof start === "string")) {
     const isDate = schema.format === "date";
-    const long =
-      !isDate &&
-      ((typeof start === "string" && (start.length > 80 || start.includes("\n"))) ||
-        (typeof schema.maxLength === "number" && schema.maxLength > 200) ||
-        schema.format === "textarea");
-    /** @type {HTMLInputElement | HTMLTextAreaElement} */
-    const input = long
-      ? h("textarea", { cls: "agui-input agui-textarea", attrs: { rows: "3" } })
-      : h("input", { cls: "agui-input", attrs: { type: isDate ? "date" : "text" } });
+    const long = !isDate && (typeof start === "string" && (start.length > 80 || start.includes("\n")) || typeof schema.maxLength === "number" && schema.maxLength > 200 || schema.format === "textarea");
+    const input = long ? h("textarea", { cls: "agui-input agui-textarea", attrs: { rows: "3" } }) : h("input", { cls: "agui-input", attrs: { type: isDate ? "date" : "text" } });
     wire(input);
     input.value = typeof start === "string" ? start : "";
     wrap.append(labelEl, descEl ?? "", input);
     read = () => {
       const s = input.value;
-      // Empty counts as missing when required (the parent then reports it) or when it was absent.
-      if (s === "" && (initial === undefined || where.required)) return { value: undefined, omit: true, problems: [] };
+      if (s === "" && (initial === void 0 || where.required)) return { value: void 0, omit: true, problems: [] };
       return { value: s, omit: false, problems: [] };
     };
   } else {
     const area = h("textarea", { cls: "agui-input agui-json", attrs: { rows: "4", spellcheck: "false" } });
     wire(area);
-    area.value = start === undefined ? "" : safeJson(start, 2);
+    area.value = start === void 0 ? "" : safeJson(start, 2);
     wrap.append(labelEl, h("div", { cls: "agui-hint", text: "JSON" }), descEl ?? "", area);
     read = () => {
       const s = area.value.trim();
-      if (s === "") return { value: undefined, omit: true, problems: [] };
+      if (s === "") return { value: void 0, omit: true, problems: [] };
       try {
         return { value: JSON.parse(s), omit: false, problems: [] };
       } catch (e) {
         const why = e instanceof Error ? e.message : String(e);
-        return { value: undefined, omit: true, problems: [{ path: where.path, message: `${label}: not valid JSON (${why})` }] };
+        return { value: void 0, omit: true, problems: [{ path: where.path, message: `${label}: not valid JSON (${why})` }] };
       }
     };
   }
   wrap.append(err);
   return { node: wrap, read };
 }
-
-/**
- * @param {Record<string, any>} schema
- * @param {unknown} initial
- * @param {FieldWhere} where
- * @param {string} label
- * @param {string} description
- * @returns {Field}
- */
 function objectField(schema, initial, where, label, description) {
   const props = isObj(schema.properties) ? schema.properties : {};
   const required = Array.isArray(schema.required) ? schema.required.filter((k) => typeof k === "string") : [];
   const init = isObj(initial) ? initial : isObj(schema.default) ? schema.default : {};
-  const box =
-    where.depth === 0
-      ? h("div", { cls: "agui-form" })
-      : h("fieldset", { cls: "agui-field agui-fieldset", data: { path: where.path } }, [h("legend", { text: label })]);
+  const box = where.depth === 0 ? h("div", { cls: "agui-form" }) : h("fieldset", { cls: "agui-field agui-fieldset", data: { path: where.path } }, [h("legend", { text: label })]);
   if (where.depth > 0 && description) box.append(h("div", { cls: "agui-hint", text: description }));
-  /** @type {Array<[string, Field]>} */
   const children = [];
   for (const [k, sub] of Object.entries(props)) {
-    const f = buildField(sub, hasOwn(init, k) ? init[k] : undefined, {
+    const f = buildField(sub, hasOwn(init, k) ? init[k] : void 0, {
       key: k,
       path: joinPath(where.path, k),
       required: required.includes(k),
       depth: where.depth + 1,
-      registry: where.registry,
+      registry: where.registry
     });
     children.push([k, f]);
     box.append(f.node);
   }
-  // Keys the agent sent that the schema does not describe: editable as JSON, never dropped.
   for (const k of Object.keys(init)) {
     if (hasOwn(props, k)) continue;
     const f = buildField({}, init[k], {
@@ -772,7 +658,7 @@ function objectField(schema, initial, where, label, description) {
       required: false,
       depth: where.depth + 1,
       registry: where.registry,
-      extra: true,
+      extra: true
     });
     children.push([k, f]);
     box.append(f.node);
@@ -781,93 +667,26 @@ function objectField(schema, initial, where, label, description) {
   return {
     node: box,
     read() {
-      /** @type {Record<string, unknown>} */
       const value = {};
-      /** @type {Problem[]} */
       const problems = [];
       for (const [k, f] of children) {
         const r = f.read();
         problems.push(...r.problems);
         if (!r.omit) setOwn(value, k, r.value);
       }
-      const omit = where.depth > 0 && initial === undefined && !where.required && Object.keys(value).length === 0;
+      const omit = where.depth > 0 && initial === void 0 && !where.required && Object.keys(value).length === 0;
       return { value, omit, problems };
-    },
+    }
   };
 }
 
-/**
- * Changes between two values, by key path (objects are compared key by key; anything else as a whole).
- * @param {unknown} before
- * @param {unknown} after
- * @param {string} path
- * @param {Array<{path: string, kind: "changed" | "added" | "removed", before: unknown, after: unknown}>} out
- * @param {number} [depth]
- */
-function diffValues(before, after, path, out, depth = 0) {
-  if (deepEqual(before, after)) return;
-  if (isObj(before) && isObj(after) && depth < MAX_DEPTH) {
-    const keys = [...Object.keys(before), ...Object.keys(after).filter((k) => !hasOwn(before, k))];
-    for (const k of keys) {
-      const p = joinPath(path, k);
-      if (!hasOwn(after, k)) out.push({ path: p, kind: "removed", before: before[k], after: undefined });
-      else if (!hasOwn(before, k)) out.push({ path: p, kind: "added", before: undefined, after: after[k] });
-      else diffValues(before[k], after[k], p, out, depth + 1);
-    }
-    return;
-  }
-  const kind = before === undefined ? "added" : after === undefined ? "removed" : "changed";
-  out.push({ path, kind, before, after });
-}
-
-/**
- * @param {unknown} before
- * @param {unknown} after
- * @param {HTMLElement} target
- */
-function renderDiff(before, after, target) {
-  /** @type {Array<{path: string, kind: "changed" | "added" | "removed", before: unknown, after: unknown}>} */
-  const changes = [];
-  diffValues(before, after, "", changes);
-  const state = { expanded: new Set() };
-  target.replaceChildren(h("div", { cls: "agui-diff-title", text: "Changes" }));
-  if (changes.length === 0) {
-    target.append(h("p", { cls: "agui-diff-none", text: "No changes: the same arguments as proposed." }));
-    return;
-  }
-  const list = h("ul", { cls: "agui-diff-list" });
-  changes.forEach((c, i) => {
-    const show = (/** @type {unknown} */ v, /** @type {string} */ side) =>
-      v === undefined ? h("span", { cls: "agui-hint", text: "(absent)" }) : longText(safeJson(v), state, `${i}${side}`);
-    list.append(
-      h("li", { cls: "agui-diff-row", data: { change: c.kind } }, [
-        h("code", { cls: "agui-diff-path", text: c.path || "(whole value)" }),
-        ": ",
-        h("del", { cls: "agui-diff-old" }, [show(c.before, "old")]),
-        " → ",
-        h("ins", { cls: "agui-diff-new" }, [show(c.after, "new")]),
-      ]),
-    );
-  });
-  target.append(list);
-}
-
-/**
- * A validated form: generated from `schema` when there is one, else a JSON text box.
- * @param {{schema: unknown, initial: unknown, original?: unknown, showDiff: boolean,
- *          mustBeObject: boolean, submitLabel: string, submitAction: string, subject: string,
- *          jsonLabel: string, cls: string}} opts
- * @param {(value: unknown) => void} onSubmit
- */
+// src/editor.js
 function buildEditor(opts, onSubmit) {
   const node = h("div", { cls: opts.cls });
   const fieldset = h("fieldset", { cls: "agui-edit-fields" });
-  /** @type {Map<string, HTMLElement>} */
-  const registry = new Map();
+  const registry = /* @__PURE__ */ new Map();
   const useSchema = isObj(opts.schema) && Object.keys(opts.schema).length > 0;
-  const field = useSchema
-    ? buildField(opts.schema, opts.initial, { key: null, path: "", required: true, depth: 0, registry })
-    : buildField({}, opts.initial, { key: null, path: "", required: true, depth: 0, registry, label: opts.jsonLabel });
+  const field = useSchema ? buildField(opts.schema, opts.initial, { key: null, path: "", required: true, depth: 0, registry }) : buildField({}, opts.initial, { key: null, path: "", required: true, depth: 0, registry, label: opts.jsonLabel });
   fieldset.append(field.node);
   const problemsEl = h("ul", { cls: "agui-error agui-form-errors", attrs: { "aria-live": "polite" } });
   problemsEl.hidden = true;
@@ -875,14 +694,12 @@ function buildEditor(opts, onSubmit) {
   const submit = button(opts.submitLabel, opts.submitAction, `${opts.submitLabel}: ${opts.subject}`, "agui-primary");
   node.append(fieldset, problemsEl, diffEl ?? "", h("div", { cls: "agui-buttons" }, [submit]));
   let showProblems = false;
-
   const check = () => {
     const r = field.read();
-    /** @type {Problem[]} */
     const problems = [...r.problems];
-    const value = r.omit ? undefined : r.value;
+    const value = r.omit ? void 0 : r.value;
     if (problems.length === 0) {
-      if (value === undefined) problems.push({ path: "", message: "Fill in a value." });
+      if (value === void 0) problems.push({ path: "", message: "Fill in a value." });
       else {
         if (useSchema) validate(value, opts.schema, "", problems);
         if (opts.mustBeObject && !isObj(value)) problems.push({ path: "", message: "The arguments must be a JSON object." });
@@ -907,7 +724,7 @@ function buildEditor(opts, onSubmit) {
       }
     }
     if (diffEl) {
-      if (r.problems.length === 0 && value !== undefined) renderDiff(opts.original, value, diffEl);
+      if (r.problems.length === 0 && value !== void 0) renderDiff(opts.original, value, diffEl);
       else diffEl.replaceChildren(h("p", { cls: "agui-hint", text: "Fix the errors to see the changes." }));
     }
     return { value, problems };
@@ -922,167 +739,77 @@ function buildEditor(opts, onSubmit) {
     showProblems = true;
     const { value, problems } = check();
     if (problems.length > 0) {
-      const bad = /** @type {HTMLElement | null} */ (node.querySelector("[aria-invalid=true]"));
+      const bad = (
+        /** @type {HTMLElement | null} */
+        node.querySelector("[aria-invalid=true]")
+      );
       bad?.focus();
       return;
     }
     onSubmit(value);
   });
   check();
-  return { node, lockables: /** @type {Array<HTMLButtonElement | HTMLFieldSetElement>} */ ([fieldset, submit]) };
+  return { node, lockables: (
+    /** @type {Array<HTMLButtonElement | HTMLFieldSetElement>} */
+    [fieldset, submit]
+  ) };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Items
-// ---------------------------------------------------------------------------------------------
-
-/** @param {string} kind @param {any} item @param {string} cls */
-function itemShell(kind, item, cls) {
-  const node = h("div", { cls: `agui-item ${cls}`, data: { kind } });
-  if (isObj(item) && (typeof item.id === "string" || typeof item.id === "number")) node.dataset.itemId = String(item.id);
-  return node;
+// src/ticker.js
+function pad2(n) {
+  return String(n).padStart(2, "0");
 }
-
-/** @param {any} item @returns {Entry} */
-function userEntry(item) {
-  const node = itemShell("user", item, "agui-user");
-  const text = document.createTextNode("");
-  node.append(h("div", { cls: "agui-role", text: "You" }), h("div", { cls: "agui-text agui-pre" }, [text]));
-  const update = (/** @type {any} */ it) => {
-    const t = asText(it?.text);
-    if (text.data !== t) text.data = t;
-  };
-  update(item);
-  return { node, kind: "user", update, destroy() {} };
+function fmtRemaining(ms) {
+  const total = Math.max(0, Math.ceil(ms / 1e3));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor(total % 3600 / 60);
+  const seconds = total % 60;
+  return hours > 0 ? `${hours}:${pad2(minutes)}:${pad2(seconds)}` : `${minutes}:${pad2(seconds)}`;
 }
-
-/** @param {any} item @returns {Entry} */
-function assistantEntry(item) {
-  const node = itemShell("assistant", item, "agui-assistant");
-  const text = document.createTextNode("");
-  node.append(h("div", { cls: "agui-text agui-pre" }, [text]));
-  const update = (/** @type {any} */ it) => {
-    const t = asText(it?.text);
-    if (text.data !== t) text.data = t;
-    node.classList.toggle("agui-streaming", it?.streaming === true);
-  };
-  update(item);
-  return { node, kind: "assistant", update, destroy() {} };
+function fmtClock(ms) {
+  const d = new Date(ms);
+  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
 }
-
-/** @param {any} item @returns {Entry} */
-function reasoningEntry(item) {
-  const node = itemShell("reasoning", item, "agui-reasoning");
-  const details = h("details", { cls: "agui-reasoning-details" });
-  const live = h("span", { cls: "agui-hint" });
-  const text = document.createTextNode("");
-  details.append(h("summary", {}, ["Reasoning", live]), h("div", { cls: "agui-text agui-pre" }, [text]));
-  node.append(details);
-  const update = (/** @type {any} */ it) => {
-    const t = asText(it?.text);
-    if (text.data !== t) text.data = t;
-    live.textContent = it?.streaming === true ? " (thinking…)" : "";
-  };
-  update(item);
-  return { node, kind: "reasoning", update, destroy() {} };
+function parseTime(iso) {
+  if (typeof iso !== "string" || !iso) return null;
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? t : null;
 }
-
-const TOOL_STATUS_TEXT = /** @type {Record<string, string>} */ ({
-  streaming: "receiving arguments…",
-  called: "called",
-  awaiting: "awaiting a decision",
-  done: "done",
-  rejected: "rejected",
-  cancelled: "cancelled",
-});
-
-/** @param {any} item @returns {Entry} */
-function toolEntry(item) {
-  const node = itemShell("tool", item, "agui-tool");
-  const name = h("strong", { cls: "agui-tool-name" });
-  const badge = h("span", { cls: "agui-badge" });
-  const args = h("div", { cls: "agui-args" });
-  const resultBody = h("div", { cls: "agui-result-body" });
-  const result = h("div", { cls: "agui-result" }, [h("div", { cls: "agui-label", text: "Result" }), resultBody]);
-  node.append(h("div", { cls: "agui-tool-head" }, [h("span", { cls: "agui-label", text: "Tool " }), name, " ", badge]), args, result);
-  /** @type {TreeState} */
-  const tree = { expanded: new Set() };
-  let argsKey = "";
-  /** @type {string | null | undefined} */
-  let resultKey; // undefined: not rendered yet
-  const update = (/** @type {any} */ it) => {
-    const n = asText(it?.name);
-    if (name.textContent !== n) name.textContent = n;
-    const status = asText(it?.status);
-    node.dataset.status = status;
-    badge.dataset.status = status;
-    badge.textContent = TOOL_STATUS_TEXT[status] ?? status;
-    const hasArgs = it?.args !== null && it?.args !== undefined;
-    const key = hasArgs ? `j${safeJson(it.args)}` : `t${asText(it?.argsText)}`;
-    if (key !== argsKey) {
-      argsKey = key;
-      if (hasArgs) args.replaceChildren(renderTree(it.args, tree));
-      else if (asText(it?.argsText)) args.replaceChildren(h("div", { cls: "agui-args-text agui-pre" }, [longText(asText(it.argsText), tree, "argsText")]));
-      else args.replaceChildren(h("span", { cls: "agui-hint", text: "(no arguments)" }));
-    }
-    const r = it?.result === null || it?.result === undefined ? null : asText(it.result);
-    if (r !== resultKey) {
-      resultKey = r;
-      result.hidden = r === null;
-      resultBody.replaceChildren(r === null ? "" : h("div", { cls: "agui-pre" }, [longText(r, tree, "result")]));
+function createTicker() {
+  const fns = /* @__PURE__ */ new Set();
+  let timer = null;
+  const tick = () => {
+    for (const fn of [...fns]) {
+      try {
+        fn();
+      } catch (e) {
+        console.error("agui-chat: countdown failed", e);
+      }
     }
   };
-  update(item);
-  return { node, kind: "tool", update, destroy() {} };
-}
-
-/** @param {any} item @returns {Entry} */
-function errorEntry(item) {
-  const node = itemShell("error", item, "agui-error-item");
-  node.setAttribute("role", "alert");
-  const title = h("strong", { cls: "agui-error-title" });
-  const message = h("div", { cls: "agui-error agui-pre" });
-  const hint = h("div", { cls: "agui-hint agui-pre" });
-  node.append(title, message, hint);
-  const update = (/** @type {any} */ it) => {
-    title.textContent = asText(it?.title) || "Error";
-    message.textContent = asText(it?.message);
-    hint.textContent = asText(it?.hint);
-    hint.hidden = !hint.textContent;
+  return {
+    /** @param {() => void} fn */
+    add(fn) {
+      fns.add(fn);
+      if (timer === null) timer = setInterval(tick, 1e3);
+    },
+    /** @param {() => void} fn */
+    remove(fn) {
+      fns.delete(fn);
+      if (fns.size === 0 && timer !== null) {
+        clearInterval(timer);
+        timer = null;
+      }
+    },
+    stop() {
+      fns.clear();
+      if (timer !== null) clearInterval(timer);
+      timer = null;
+    }
   };
-  update(item);
-  return { node, kind: "error", update, destroy() {} };
 }
 
-/** @param {any} item @returns {Entry} */
-function noticeEntry(item) {
-  const node = itemShell("notice", item, "agui-notice");
-  const update = (/** @type {any} */ it) => {
-    node.textContent = asText(it?.text);
-  };
-  update(item);
-  return { node, kind: "notice", update, destroy() {} };
-}
-
-/** @param {any} item @param {string} kind @returns {Entry} */
-function unknownEntry(item, kind) {
-  const node = itemShell(kind, item, "agui-unknown");
-  const body = h("div", { cls: "agui-pre" });
-  node.append(h("div", { cls: "agui-hint", text: `Item of unknown kind "${kind}":` }), body);
-  /** @type {TreeState} */
-  const tree = { expanded: new Set() };
-  const update = (/** @type {any} */ it) => {
-    body.replaceChildren(longText(safeJson(it, 2), tree, "unknown"));
-  };
-  update(item);
-  return { node, kind, update, destroy() {} };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Approval cards
-// ---------------------------------------------------------------------------------------------
-
-/** @param {unknown} reason */
+// src/section.js
 function reasonLabel(reason) {
   switch (reason) {
     case "tool_call":
@@ -1095,8 +822,6 @@ function reasonLabel(reason) {
       return asText(reason) || "question";
   }
 }
-
-/** @param {any} it @returns {"tool" | "form" | "free"} */
 function resolveMode(it) {
   if (it?.mode === "tool" || it?.mode === "free") return it.mode;
   if (it?.mode === "form") return isObj(it.responseSchema) ? "form" : "free";
@@ -1104,93 +829,60 @@ function resolveMode(it) {
   if (typeof it?.toolName === "string" && it.toolName) return "tool";
   return "free";
 }
-
-const DECISION_VERB = /** @type {Record<string, string>} */ ({
-  approve: "approved",
-  reject: "rejected",
-  edit: "approved with edited arguments",
-  cancel: "cancelled",
-  answer: "answered",
-});
-
-/**
- * @typedef {{
- *   id: string, node: HTMLElement, toolName: string | null, subject: string, mode: string,
- *   expiresAt: number | null, wasExpired: boolean,
- *   expired(): boolean, lockables: Array<HTMLButtonElement | HTMLTextAreaElement | HTMLInputElement | HTMLFieldSetElement>,
- *   cancelButton: HTMLButtonElement, actionButtons: Map<string, HTMLButtonElement>,
- *   alwaysAllowed(): boolean, reason(): string | undefined,
- *   showChoice(d: Decision | undefined, multi: boolean): void,
- *   showRecorded(d: any, decidedBy: string | null, visible: boolean): void,
- *   updateClock(now: number, live: boolean): void,
- * }} Section
- */
-
-/**
- * @typedef {{
- *   isMulti(): boolean,
- *   choose(section: Section, d: Decision): void,
- *   refresh(): void,
- * }} CardCtx
- */
-
-/**
- * @param {any} it
- * @param {CardCtx} ctx
- * @returns {Section}
- */
+var DECISION_VERB = (
+  /** @type {Record<string, string>} */
+  {
+    approve: "approved",
+    reject: "rejected",
+    edit: "approved with edited arguments",
+    cancel: "cancelled",
+    answer: "answered"
+  }
+);
 function buildSection(it, ctx) {
   const id = asText(it?.id);
   const mode = resolveMode(it);
   const toolName = typeof it?.toolName === "string" && it.toolName ? it.toolName : null;
   const subject = toolName ?? reasonLabel(it?.reason);
   const node = h("section", { cls: "agui-interrupt", data: { "interrupt-id": id, mode }, attrs: { "aria-label": `Decision: ${subject}` } });
-  /** @type {TreeState} */
-  const tree = { expanded: new Set() };
-
+  const tree = { expanded: /* @__PURE__ */ new Set() };
   const head = h("div", { cls: "agui-interrupt-head" }, [
     h("span", { cls: "agui-label", text: mode === "tool" ? "Tool call " : `${reasonLabel(it?.reason)} ` }),
     toolName ? h("strong", { cls: "agui-tool-name", text: toolName }) : null,
-    it?.reissued === true ? h("span", { cls: "agui-badge agui-reissued", text: "re-issued" }) : null,
+    it?.reissued === true ? h("span", { cls: "agui-badge agui-reissued", text: "re-issued" }) : null
   ]);
   node.append(head);
   const message = asText(it?.message);
   if (message) node.append(h("div", { cls: "agui-message agui-pre" }, [longText(message, tree, "message")]));
   if (mode === "tool") {
-    const hasArgs = it?.args !== null && it?.args !== undefined;
+    const hasArgs = it?.args !== null && it?.args !== void 0;
     node.append(
       h("div", { cls: "agui-args" }, [
         h("div", { cls: "agui-label", text: "Arguments" }),
-        hasArgs ? renderTree(it.args, tree) : h("span", { cls: "agui-hint", text: "(no arguments)" }),
-      ]),
+        hasArgs ? renderTree(it.args, tree) : h("span", { cls: "agui-hint", text: "(no arguments)" })
+      ])
     );
   }
   const expiresAt = parseTime(it?.expiresAt);
   const clock = h("div", { cls: "agui-countdown agui-expiry", attrs: { "aria-live": "polite" } });
   clock.hidden = true;
   if (expiresAt !== null) node.append(clock);
-
   const controls = h("div", { cls: "agui-controls" });
   node.append(controls);
-  /** @type {Array<HTMLButtonElement | HTMLTextAreaElement | HTMLInputElement | HTMLFieldSetElement>} */
   const lockables = [];
-  /** @type {Map<string, HTMLButtonElement>} */
-  const actionButtons = new Map();
+  const actionButtons = /* @__PURE__ */ new Map();
   const buttons = h("div", { cls: "agui-buttons" });
-  /** @type {HTMLTextAreaElement | null} */
   let reasonBox = null;
-  /** @type {HTMLInputElement | null} */
   let allowBox = null;
   const cancelButton = button("Cancel", "cancel", `Cancel ${subject}`, "agui-cancel");
   cancelButton.addEventListener("click", () => ctx.choose(section, { action: "cancel" }));
   actionButtons.set("cancel", cancelButton);
-
   if (mode === "tool") {
     if (it?.canGiveReason === true) {
       const rid = nextId("agui-reason");
       reasonBox = h("textarea", { cls: "agui-input agui-reason", attrs: { id: rid, rows: "2", placeholder: "Why? (optional)" } });
       controls.append(
-        h("div", { cls: "agui-field" }, [h("label", { attrs: { for: rid }, text: `Reason (optional, sent if you reject ${subject})` }), reasonBox]),
+        h("div", { cls: "agui-field" }, [h("label", { attrs: { for: rid }, text: `Reason (optional, sent if you reject ${subject})` }), reasonBox])
       );
       lockables.push(reasonBox);
     }
@@ -1207,7 +899,6 @@ function buildSection(it, ctx) {
     actionButtons.set("reject", reject);
     lockables.push(approve, reject);
     buttons.append(approve, reject);
-    /** @type {HTMLElement | null} */
     let editorSlot = null;
     if (it?.canEdit === true) {
       const edit = button("Edit", "edit", `Edit arguments of ${subject}`);
@@ -1233,13 +924,13 @@ function buildSection(it, ctx) {
               submitAction: "edit-send",
               subject,
               jsonLabel: "Arguments (JSON)",
-              cls: "agui-edit",
+              cls: "agui-edit"
             },
-            (value) => ctx.choose(section, { action: "edit", args: value }),
+            (value) => ctx.choose(section, { action: "edit", args: value })
           );
           lockables.push(...editor.lockables);
           slot.append(h("div", { cls: "agui-label", text: `Edit the arguments of ${subject}; the changes are listed before you send.` }), editor.node);
-          ctx.refresh(); // apply the card's lock state to the new controls
+          ctx.refresh();
         }
         slot.hidden = !slot.hidden;
         edit.setAttribute("aria-expanded", String(!slot.hidden));
@@ -1255,19 +946,22 @@ function buildSection(it, ctx) {
     const editor = buildEditor(
       {
         schema: it.responseSchema,
-        initial: undefined,
+        initial: void 0,
         showDiff: false,
         mustBeObject: false,
         submitLabel: ctx.isMulti() ? "Use this answer" : "Send answer",
         submitAction: "answer",
         subject,
         jsonLabel: "Answer (JSON)",
-        cls: "agui-answer-form",
+        cls: "agui-answer-form"
       },
-      (value) => ctx.choose(section, { action: "answer", payload: value }),
+      (value) => ctx.choose(section, { action: "answer", payload: value })
     );
     lockables.push(...editor.lockables);
-    const submit = /** @type {HTMLButtonElement} */ (editor.node.querySelector("[data-action=answer]"));
+    const submit = (
+      /** @type {HTMLButtonElement} */
+      editor.node.querySelector("[data-action=answer]")
+    );
     actionButtons.set("answer", submit);
     editor.node.querySelector(".agui-buttons")?.append(cancelButton);
     controls.append(editor.node);
@@ -1291,17 +985,14 @@ function buildSection(it, ctx) {
     lockables.push(area, submit);
     controls.append(
       h("div", { cls: "agui-field" }, [h("label", { attrs: { for: fid }, text: "Your answer" }), area, problem]),
-      h("div", { cls: "agui-buttons" }, [submit, cancelButton]),
+      h("div", { cls: "agui-buttons" }, [submit, cancelButton])
     );
   }
-
   const choice = h("div", { cls: "agui-choice", attrs: { "aria-live": "polite" } });
   choice.hidden = true;
   const recorded = h("div", { cls: "agui-decision" });
   recorded.hidden = true;
   node.append(choice, recorded);
-
-  /** @type {Section} */
   const section = {
     id,
     node,
@@ -1317,7 +1008,7 @@ function buildSection(it, ctx) {
     alwaysAllowed: () => allowBox?.checked === true,
     reason() {
       const r = reasonBox?.value.trim();
-      return r ? r : undefined;
+      return r ? r : void 0;
     },
     showChoice(d, multi) {
       for (const [action, b] of actionButtons) {
@@ -1339,13 +1030,12 @@ function buildSection(it, ctx) {
         return;
       }
       const action = asText(d.action);
-      /** @type {TreeState} */
-      const st = { expanded: new Set() };
+      const st = { expanded: /* @__PURE__ */ new Set() };
       recorded.replaceChildren(h("span", { cls: "agui-decision-text", text: `${DECISION_VERB[action] ?? action}${by}` }));
       recorded.dataset.action = action;
       if (typeof d.reason === "string" && d.reason) recorded.append(h("div", { cls: "agui-pre" }, ["Reason: ", longText(d.reason, st, "r")]));
-      if (d.args !== null && d.args !== undefined) recorded.append(h("div", {}, [h("div", { cls: "agui-label", text: "Arguments sent" }), renderTree(d.args, st)]));
-      if (d.payload !== null && d.payload !== undefined) recorded.append(h("div", {}, [h("div", { cls: "agui-label", text: "Answer" }), renderTree(d.payload, st)]));
+      if (d.args !== null && d.args !== void 0) recorded.append(h("div", {}, [h("div", { cls: "agui-label", text: "Arguments sent" }), renderTree(d.args, st)]));
+      if (d.payload !== null && d.payload !== void 0) recorded.append(h("div", {}, [h("div", { cls: "agui-label", text: "Answer" }), renderTree(d.payload, st)]));
     },
     updateClock(now, live) {
       if (expiresAt === null) return;
@@ -1355,16 +1045,12 @@ function buildSection(it, ctx) {
       const text = expired ? "Expired: only Cancel is still possible." : `Expires in ${fmtRemaining(expiresAt - now)}`;
       if (clock.textContent !== text) clock.textContent = text;
       clock.classList.toggle("agui-expired-text", expired);
-    },
+    }
   };
   return section;
 }
 
-/**
- * @param {any} item
- * @param {Env} env
- * @returns {Entry & {handleAck(msg: any): void}}
- */
+// src/card.js
 function cardEntry(item, env) {
   const node = itemShell("card", item, "agui-card");
   node.setAttribute("role", "group");
@@ -1389,38 +1075,21 @@ function cardEntry(item, env) {
     cardError,
     ackError,
     h("div", { cls: "agui-buttons" }, [retry]),
-    note,
+    note
   );
-
-  /** @type {any} */
   let card = item;
   let localSending = false;
-  /** @type {string | null} */
   let sentFromStatus = null;
-  /** @type {string | null} */
   let pendingRequest = null;
-  /** @type {string | null} */
   let ackProblem = null;
-  /** @type {Map<string, Decision>} */
-  const drafts = new Map();
-  /** @type {Map<string, {key: string, section: Section}>} */
-  const sections = new Map();
-  /** @type {Section[]} */
+  const drafts = /* @__PURE__ */ new Map();
+  const sections = /* @__PURE__ */ new Map();
   let ordered = [];
-
   const pyStatus = () => asText(card?.status) || "pending";
   const isPending = () => pyStatus() === "pending" && !localSending;
-  /** Number of interrupts (set before sections are built, so their labels know it). */
   let count = 0;
   const isMulti = () => count > 1;
-
-  /**
-   * @param {Section} s
-   * @param {string} action
-   */
   const canAct = (s, action) => isPending() && (action === "cancel" || !s.expired());
-
-  /** @param {{type: string, [k: string]: unknown}} body */
   const send = (body) => {
     const requestId = newRequestId();
     pendingRequest = requestId;
@@ -1429,22 +1098,17 @@ function cardEntry(item, env) {
     ackProblem = null;
     env.send({ ...body, requestId, card: asText(card?.id) }, api);
   };
-
-  /** @param {Map<string, Decision>} chosen */
   const sendDecisions = (chosen) => {
     if (!isPending()) return;
-    /** @type {Record<string, unknown>} */
     const decisions = {};
-    /** @type {string[]} */
     const alwaysAllow = [];
     for (const s of ordered) {
       const d = chosen.get(s.id);
       if (!d || !canAct(s, d.action)) return;
-      /** @type {Record<string, unknown>} */
       const out = { action: d.action };
       if (d.action === "reject") {
         const r = s.reason();
-        if (r !== undefined) out.reason = r;
+        if (r !== void 0) out.reason = r;
       }
       if (d.action === "edit") out.args = d.args;
       if (d.action === "answer") out.payload = d.payload;
@@ -1453,37 +1117,31 @@ function cardEntry(item, env) {
         alwaysAllow.push(s.toolName);
       }
     }
-    /** @type {{type: string, decisions: Record<string, unknown>, alwaysAllow?: string[]}} */
     const msg = { type: "decide", decisions };
     if (alwaysAllow.length > 0) msg.alwaysAllow = alwaysAllow;
     send(msg);
     refresh();
   };
-
-  /** @type {CardCtx} */
   const ctx = {
     isMulti,
     refresh: () => refresh(),
     choose(s, d) {
       if (!canAct(s, d.action)) return;
       if (!isMulti()) {
-        sendDecisions(new Map([[s.id, d]]));
+        sendDecisions(/* @__PURE__ */ new Map([[s.id, d]]));
         return;
       }
       drafts.set(s.id, d);
       refresh();
-    },
+    }
   };
-
   sendAll.addEventListener("click", () => sendDecisions(drafts));
   retry.addEventListener("click", () => {
     if (pyStatus() !== "failed" || localSending) return;
     send({ type: "retry" });
     refresh();
   });
-
   const hasClocks = () => ordered.some((s) => s.expiresAt !== null) || parseTime(card?.timeoutAt) !== null;
-
   const updateClocks = () => {
     const now = Date.now();
     const live = pyStatus() === "pending";
@@ -1497,12 +1155,10 @@ function cardEntry(item, env) {
       if (timeoutLine.textContent !== text) timeoutLine.textContent = text;
     }
   };
-
   const tick = () => {
     if (ordered.some((s) => s.expired() !== s.wasExpired)) refresh();
     else updateClocks();
   };
-
   function refresh() {
     const status = pyStatus();
     const effective = localSending ? "sending" : status;
@@ -1513,7 +1169,6 @@ function cardEntry(item, env) {
     title.textContent = allTools ? "Approval needed" : "Your input is needed";
     const names = ordered.map((s) => s.subject).join(", ");
     node.setAttribute("aria-label", `${title.textContent}: ${names}`);
-
     for (const s of ordered) {
       s.wasExpired = s.expired();
       const locked = !pending || s.wasExpired;
@@ -1521,32 +1176,22 @@ function cardEntry(item, env) {
       s.cancelButton.disabled = !pending;
       s.showChoice(drafts.get(s.id), multi && (status === "pending" || localSending));
       const decided = status === "done" || status === "failed";
-      s.showRecorded(isObj(card?.decisions) && hasOwn(card.decisions, s.id) ? card.decisions[s.id] : undefined, card?.decidedBy ? asText(card.decidedBy) : null, decided);
-      const controls = /** @type {HTMLElement | null} */ (s.node.querySelector(".agui-controls"));
+      s.showRecorded(isObj(card?.decisions) && hasOwn(card.decisions, s.id) ? card.decisions[s.id] : void 0, card?.decidedBy ? asText(card.decidedBy) : null, decided);
+      const controls = (
+        /** @type {HTMLElement | null} */
+        s.node.querySelector(".agui-controls")
+      );
       if (controls) controls.hidden = decided;
     }
     const decidedCount = ordered.filter((s) => drafts.has(s.id)).length;
     actions.hidden = !multi || !(status === "pending" || localSending);
     const draftsOk = ordered.every((s) => {
       const d = drafts.get(s.id);
-      return d !== undefined && (d.action === "cancel" || !s.expired());
+      return d !== void 0 && (d.action === "cancel" || !s.expired());
     });
     sendAll.disabled = !pending || !draftsOk;
-
     spinner.hidden = effective !== "sending";
-    statusText.textContent =
-      effective === "sending"
-        ? "sending…"
-        : effective === "pending"
-          ? multi
-            ? `${decidedCount} of ${ordered.length} decided`
-            : ""
-          : effective === "done"
-            ? `done${card?.decidedBy ? ` (decided by ${asText(card.decidedBy)})` : ""}`
-            : effective === "failed"
-              ? "failed"
-              : effective;
-
+    statusText.textContent = effective === "sending" ? "sending…" : effective === "pending" ? multi ? `${decidedCount} of ${ordered.length} decided` : "" : effective === "done" ? `done${card?.decidedBy ? ` (decided by ${asText(card.decidedBy)})` : ""}` : effective === "failed" ? "failed" : effective;
     const err = card?.error;
     cardError.hidden = !(status === "failed" && err);
     cardError.replaceChildren();
@@ -1562,21 +1207,18 @@ function cardEntry(item, env) {
     const n = asText(card?.note);
     note.hidden = !n;
     note.textContent = n;
-
     updateClocks();
     if (status === "pending" && hasClocks()) env.ticker.add(tick);
     else env.ticker.remove(tick);
   }
-
   const reconcile = () => {
     const list = Array.isArray(card?.interrupts) ? card.interrupts : [];
     count = list.length;
-    /** @type {Section[]} */
     const next = [];
-    const seen = new Set();
+    const seen = /* @__PURE__ */ new Set();
     for (const it of list) {
       let id = asText(it?.id);
-      while (seen.has(id)) id += "\u0000";
+      while (seen.has(id)) id += "\0";
       seen.add(id);
       const key = safeJson(it);
       const existing = sections.get(id);
@@ -1606,7 +1248,6 @@ function cardEntry(item, env) {
     if (ordered.length === 0) interruptsBox.replaceChildren(h("div", { cls: "agui-hint", text: "(no questions in this card)" }));
     else interruptsBox.querySelector(":scope > .agui-hint")?.remove();
   };
-
   const api = {
     node,
     kind: "card",
@@ -1617,8 +1258,6 @@ function cardEntry(item, env) {
       node.dataset.cardId = asText(card?.id);
       const now = pyStatus();
       if (localSending && now !== sentFromStatus) localSending = false;
-      // A refusal ("already sending") is about the moment it came; once Python moves the card
-      // on (sending, done, failed, pending again) it no longer applies.
       if (now !== before) ackProblem = null;
       if (now === "pending" && before !== "pending") drafts.clear();
       reconcile();
@@ -1628,11 +1267,8 @@ function cardEntry(item, env) {
     handleAck(msg) {
       if (msg.requestId !== pendingRequest) return;
       pendingRequest = null;
-      if (msg.accepted === true) return; // Python now owns the status
+      if (msg.accepted === true) return;
       localSending = false;
-      // A refusal that arrives once the card has moved on (another view's click won and the
-      // card is sending or done) says nothing the card's own status does not: show it only
-      // while the card still waits for this view's decision or retry.
       const now = pyStatus();
       if (now === "pending" || now === "failed") {
         ackProblem = asText(msg.error) || "The kernel did not accept this.";
@@ -1641,56 +1277,15 @@ function cardEntry(item, env) {
     },
     destroy() {
       env.ticker.remove(tick);
-    },
+    }
   };
   reconcile();
   refresh();
   return api;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Header, state, audit
-// ---------------------------------------------------------------------------------------------
-
-const RUN_STATUS_TEXT = /** @type {Record<string, string>} */ ({
-  idle: "idle",
-  running: "running…",
-  waiting: "waiting for your decision",
-  sending: "sending your decision…",
-  error: "error",
-});
-
-/**
- * @param {unknown} audit
- * @param {HTMLElement} body
- * @param {TreeState} tree
- */
-function renderAudit(audit, body, tree) {
-  const rows = Array.isArray(audit) ? audit : [];
-  /** @type {string[]} */
-  const columns = [];
-  for (const r of rows) if (isObj(r)) for (const k of Object.keys(r)) if (!columns.includes(k)) columns.push(k);
-  const hasPlain = rows.some((r) => !isObj(r));
-  const head = h("tr", {}, columns.map((c) => h("th", { attrs: { scope: "col" }, text: c })));
-  if (hasPlain) head.append(h("th", { attrs: { scope: "col" }, text: "record" }));
-  const tbody = h("tbody");
-  rows.forEach((r, i) => {
-    const tr = h("tr");
-    for (const c of columns) {
-      const v = isObj(r) && hasOwn(r, c) ? r[c] : undefined;
-      tr.append(h("td", {}, [v === undefined ? "" : longText(typeof v === "string" ? v : safeJson(v), tree, `${i}/${c}`)]));
-    }
-    if (hasPlain) tr.append(h("td", {}, [isObj(r) ? "" : longText(asText(r), tree, `${i}`)]));
-    tbody.append(tr);
-  });
-  body.replaceChildren(h("table", { cls: "agui-audit-table" }, [h("thead", {}, [head]), tbody]));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Styles (scoped under .agui-chat; JupyterLab variables, then VS Code variables, then system colours)
-// ---------------------------------------------------------------------------------------------
-
-const CSS = `
+// src/styles.js
+var CSS = `
 .agui-chat {
   --agui-fg: var(--jp-ui-font-color1, var(--vscode-editor-foreground, CanvasText));
   --agui-fg0: var(--jp-ui-font-color0, var(--agui-fg));
@@ -1814,14 +1409,17 @@ body[data-jp-theme-light="false"] .agui-chat, body.vscode-dark .agui-chat { --ag
 .agui-chat .agui-audit-table th, .agui-chat .agui-audit-table td { border: 1px solid var(--agui-border); padding: 1px 4px; text-align: left; vertical-align: top; }
 `;
 
-// ---------------------------------------------------------------------------------------------
-// render
-// ---------------------------------------------------------------------------------------------
-
-/**
- * @param {{model: Model, el: HTMLElement}} props
- * @returns {() => void} cleanup
- */
+// src/view.js
+var RUN_STATUS_TEXT = (
+  /** @type {Record<string, string>} */
+  {
+    idle: "idle",
+    running: "running…",
+    waiting: "waiting for your decision",
+    sending: "sending your decision…",
+    error: "error"
+  }
+);
 function render({ model, el }) {
   const root = h("div", { cls: "agui-chat" });
   const style = h("style");
@@ -1837,26 +1435,18 @@ function render({ model, el }) {
   const auditBox = h("details", { cls: "agui-audit" }, [auditSummary, auditBody]);
   root.append(style, status, list, stateBox, auditBox);
   el.append(root);
-
   const ticker = createTicker();
-  /** @type {Map<string, Entry>} */
-  const entries = new Map();
-  /** @type {Map<string, {handleAck(msg: any): void}>} */
-  const requests = new Map();
-  /** @type {Env} */
+  const entries = /* @__PURE__ */ new Map();
+  const requests = /* @__PURE__ */ new Map();
   const env = {
     ticker,
     send(msg, owner) {
       requests.set(msg.requestId, owner);
       model.send(msg);
-    },
+    }
   };
-  /** @type {TreeState} */
-  const stateTree = { expanded: new Set() };
-  /** @type {TreeState} */
-  const auditTree = { expanded: new Set() };
-
-  /** @param {string} kind @param {any} item @returns {Entry} */
+  const stateTree = { expanded: /* @__PURE__ */ new Set() };
+  const auditTree = { expanded: /* @__PURE__ */ new Set() };
   const createEntry = (kind, item) => {
     switch (kind) {
       case "user":
@@ -1877,18 +1467,16 @@ function render({ model, el }) {
         return unknownEntry(item, kind);
     }
   };
-
   const renderItems = () => {
     const raw = model.get("items");
     const items = Array.isArray(raw) ? raw : [];
-    const seen = new Set();
-    /** @type {HTMLElement[]} */
+    const seen = /* @__PURE__ */ new Set();
     const order = [];
     items.forEach((item, i) => {
       const kind = isObj(item) && typeof item.kind === "string" ? item.kind : "unknown";
-      const id = isObj(item) ? item.id : undefined;
-      let key = typeof id === "string" || typeof id === "number" ? `${kind}\u0000${id}` : `\u0001${i}`;
-      while (seen.has(key)) key += "\u0000";
+      const id = isObj(item) ? item.id : void 0;
+      let key = typeof id === "string" || typeof id === "number" ? `${kind}\0${id}` : `${i}`;
+      while (seen.has(key)) key += "\0";
       seen.add(key);
       let entry = entries.get(key);
       try {
@@ -1912,28 +1500,24 @@ function render({ model, el }) {
         entries.delete(key);
       }
     }
-    // Move only what is out of place: moving a node would drop focus inside it.
     let ref = list.firstChild;
     for (const node of order) {
       if (node === ref) ref = node.nextSibling;
       else list.insertBefore(node, ref);
     }
   };
-
   const renderStatus = () => {
     const s = asText(model.get("status")) || "idle";
     status.dataset.status = s;
     statusSpinner.hidden = !(s === "running" || s === "sending");
     statusText.textContent = RUN_STATUS_TEXT[s] ?? s;
   };
-
   const renderState = () => {
     const s = model.get("state");
-    const empty = s === null || s === undefined || (isObj(s) && Object.keys(s).length === 0);
+    const empty = s === null || s === void 0 || isObj(s) && Object.keys(s).length === 0;
     stateBox.hidden = empty;
     stateBody.replaceChildren(empty ? "" : renderTree(s, stateTree));
   };
-
   const renderAuditBox = () => {
     const a = model.get("audit");
     const n = Array.isArray(a) ? a.length : 0;
@@ -1942,8 +1526,6 @@ function render({ model, el }) {
     if (n > 0) renderAudit(a, auditBody, auditTree);
     else auditBody.replaceChildren();
   };
-
-  /** @param {any} msg */
   const onMsg = (msg) => {
     if (!isObj(msg) || msg.type !== "ack" || typeof msg.requestId !== "string") return;
     const owner = requests.get(msg.requestId);
@@ -1951,7 +1533,6 @@ function render({ model, el }) {
     requests.delete(msg.requestId);
     owner.handleAck(msg);
   };
-
   renderStatus();
   renderItems();
   renderState();
@@ -1961,7 +1542,6 @@ function render({ model, el }) {
   model.on("change:state", renderState);
   model.on("change:audit", renderAuditBox);
   model.on("msg:custom", onMsg);
-
   return () => {
     model.off("change:items", renderItems);
     model.off("change:status", renderStatus);
@@ -1976,4 +1556,6 @@ function render({ model, el }) {
   };
 }
 
-export default { render };
+// src/index.js
+var index_default = { render };
+export default index_default;

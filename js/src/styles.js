@@ -1,0 +1,129 @@
+// @ts-check
+/**
+ * Styles, scoped under .agui-chat: JupyterLab's variables, then VS Code's, then system colours.
+ * Injected as one <style> element per view (no stylesheet URL: the module works offline).
+ */
+
+export const CSS = `
+.agui-chat {
+  --agui-fg: var(--jp-ui-font-color1, var(--vscode-editor-foreground, CanvasText));
+  --agui-fg0: var(--jp-ui-font-color0, var(--agui-fg));
+  --agui-muted: var(--jp-ui-font-color2, color-mix(in srgb, var(--agui-fg) 65%, transparent));
+  --agui-bg: var(--jp-layout-color0, transparent);
+  --agui-bg1: var(--jp-layout-color1, color-mix(in srgb, var(--agui-fg) 3%, transparent));
+  --agui-bg2: var(--jp-layout-color2, color-mix(in srgb, var(--agui-fg) 8%, transparent));
+  --agui-border: var(--jp-border-color2, var(--vscode-panel-border, color-mix(in srgb, var(--agui-fg) 20%, transparent)));
+  --agui-border1: var(--jp-border-color1, color-mix(in srgb, var(--agui-fg) 35%, transparent));
+  --agui-brand: var(--jp-brand-color1, var(--vscode-focusBorder, #1976d2));
+  --agui-error: var(--jp-error-color1, #d32f2f);
+  /* Button colours chosen for >= 4.5:1 contrast in light and dark themes (tests/browser). */
+  --agui-primary-bg: var(--jp-brand-color0, #0d47a1);
+  --agui-danger-fg: var(--jp-error-color0, #b71c1c);
+  --agui-warn: var(--jp-warn-color1, #e67700);
+  --agui-success: var(--jp-success-color1, #2e7d32);
+  --agui-font: var(--jp-ui-font-family, var(--vscode-font-family, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif));
+  --agui-code: var(--jp-code-font-family, var(--vscode-editor-font-family, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace));
+  --agui-size: var(--jp-content-font-size1, 13px);
+  font-family: var(--agui-font);
+  font-size: var(--agui-size);
+  line-height: 1.45;
+  color: var(--agui-fg);
+  background: var(--agui-bg);
+  overflow-wrap: anywhere;
+  display: flex;
+  flex-direction: column;
+  gap: 6px;
+  max-width: 100%;
+}
+.agui-chat *, .agui-chat *::before, .agui-chat *::after { box-sizing: border-box; }
+.agui-chat [hidden] { display: none !important; }
+.agui-chat .agui-pre, .agui-chat .agui-text { white-space: pre-wrap; }
+.agui-chat .agui-hint, .agui-chat .agui-label, .agui-chat .agui-clip-note { color: var(--agui-muted); font-size: 0.9em; }
+.agui-chat .agui-status { display: flex; align-items: center; gap: 6px; color: var(--agui-muted); font-size: 0.9em; }
+.agui-chat .agui-status[data-status=waiting] { color: var(--agui-warn); }
+.agui-chat .agui-status[data-status=error] { color: var(--agui-error); }
+.agui-chat .agui-spinner {
+  display: inline-block; width: 0.9em; height: 0.9em; border-radius: 50%;
+  border: 2px solid currentColor; border-right-color: transparent;
+  animation: agui-spin 0.8s linear infinite; vertical-align: -0.1em; margin-right: 4px;
+}
+@keyframes agui-spin { to { transform: rotate(360deg); } }
+@media (prefers-reduced-motion: reduce) { .agui-chat .agui-spinner { animation-duration: 3s; } }
+.agui-chat .agui-items { display: flex; flex-direction: column; gap: 6px; }
+.agui-chat .agui-item { padding: 6px 8px; border-radius: 4px; }
+.agui-chat .agui-user { background: var(--agui-bg2); align-self: flex-end; max-width: 85%; }
+.agui-chat .agui-role { font-size: 0.85em; color: var(--agui-muted); }
+.agui-chat .agui-assistant { color: var(--agui-fg0); }
+.agui-chat .agui-assistant.agui-streaming .agui-text::after { content: "▍"; opacity: 0.6; }
+.agui-chat .agui-reasoning summary { cursor: pointer; color: var(--agui-muted); }
+.agui-chat .agui-tool, .agui-chat .agui-card, .agui-chat .agui-unknown {
+  border: 1px solid var(--agui-border); background: var(--agui-bg1);
+}
+.agui-chat .agui-tool-name { font-family: var(--agui-code); }
+.agui-chat .agui-badge {
+  display: inline-block; padding: 0 6px; border-radius: 8px; font-size: 0.85em;
+  border: 1px solid var(--agui-border1); color: var(--agui-muted);
+}
+.agui-chat .agui-badge[data-status=done] { color: var(--agui-success); border-color: var(--agui-success); }
+.agui-chat .agui-badge[data-status=rejected], .agui-chat .agui-badge[data-status=cancelled] { color: var(--agui-error); border-color: var(--agui-error); }
+.agui-chat .agui-badge[data-status=awaiting] { color: var(--agui-warn); border-color: var(--agui-warn); }
+.agui-chat .agui-error, .agui-chat .agui-error-title { color: var(--agui-error); }
+.agui-chat .agui-error-item { border: 1px solid var(--agui-error); }
+.agui-chat .agui-notice { color: var(--agui-muted); font-style: italic; }
+.agui-chat .agui-card { border-left: 3px solid var(--agui-warn); display: flex; flex-direction: column; gap: 6px; }
+.agui-chat .agui-card[data-status=done] { border-left-color: var(--agui-success); }
+.agui-chat .agui-card[data-status=failed] { border-left-color: var(--agui-error); }
+.agui-chat .agui-card-head { display: flex; justify-content: space-between; gap: 8px; font-weight: 600; }
+.agui-chat .agui-card-status { font-weight: normal; color: var(--agui-muted); }
+.agui-chat .agui-interrupt { border-top: 1px dashed var(--agui-border); padding-top: 6px; display: flex; flex-direction: column; gap: 4px; }
+.agui-chat .agui-interrupt:first-child { border-top: none; padding-top: 0; }
+.agui-chat .agui-interrupt.agui-expired .agui-args { opacity: 0.6; }
+.agui-chat .agui-countdown { font-variant-numeric: tabular-nums; color: var(--agui-warn); font-size: 0.9em; }
+.agui-chat .agui-expired-text { color: var(--agui-error); }
+.agui-chat .agui-decision { color: var(--agui-fg0); }
+.agui-chat .agui-decision[data-action=approve], .agui-chat .agui-decision[data-action=edit], .agui-chat .agui-decision[data-action=answer] { color: var(--agui-success); }
+.agui-chat .agui-decision[data-action=reject], .agui-chat .agui-decision[data-action=cancel] { color: var(--agui-error); }
+.agui-chat .agui-note { color: var(--agui-muted); font-size: 0.9em; }
+.agui-chat .agui-buttons { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-top: 4px; }
+.agui-chat .agui-btn {
+  font: inherit; color: var(--agui-fg); background: var(--agui-bg2);
+  border: 1px solid var(--agui-border1); border-radius: 3px; padding: 2px 10px; cursor: pointer;
+}
+.agui-chat .agui-btn:hover:not(:disabled) { border-color: var(--agui-brand); }
+.agui-chat .agui-btn:disabled { opacity: 0.5; cursor: not-allowed; }
+.agui-chat .agui-btn.agui-primary { background: var(--agui-primary-bg); border-color: var(--agui-primary-bg); color: #fff; }
+.agui-chat .agui-btn.agui-danger { color: var(--agui-danger-fg); border-color: var(--agui-danger-fg); background: var(--agui-bg1); }
+body[data-jp-theme-light="false"] .agui-chat, body.vscode-dark .agui-chat { --agui-danger-fg: var(--jp-error-color2, #e57373); }
+.agui-chat .agui-btn[aria-pressed=true] { box-shadow: inset 0 0 0 2px var(--agui-fg); }
+.agui-chat .agui-btn.agui-link { background: none; border: none; padding: 0; color: var(--agui-brand); text-decoration: underline; }
+.agui-chat :is(button, input, select, textarea, summary):focus-visible { outline: 2px solid var(--agui-brand); outline-offset: 2px; }
+.agui-chat .agui-field { display: flex; flex-direction: column; gap: 2px; margin: 2px 0; }
+.agui-chat .agui-field-boolean { flex-direction: row; align-items: center; flex-wrap: wrap; }
+.agui-chat .agui-fieldset, .agui-chat .agui-edit-fields { border: 1px solid var(--agui-border); border-radius: 3px; padding: 4px 8px; margin: 0; min-width: 0; }
+.agui-chat .agui-edit-fields { border: none; padding: 0; }
+.agui-chat .agui-input {
+  font: inherit; color: var(--agui-fg); background: var(--agui-bg);
+  border: 1px solid var(--agui-border1); border-radius: 3px; padding: 2px 4px; max-width: 100%;
+}
+.agui-chat .agui-json, .agui-chat textarea.agui-input { font-family: var(--agui-code); width: 100%; resize: vertical; }
+.agui-chat .agui-input[aria-invalid=true] { border-color: var(--agui-error); }
+.agui-chat .agui-required { color: var(--agui-error); }
+.agui-chat .agui-form-errors { margin: 4px 0; padding-left: 1.2em; }
+.agui-chat .agui-edit-slot { border: 1px solid var(--agui-border1); border-radius: 3px; padding: 6px 8px; margin-top: 4px; background: var(--agui-bg); }
+.agui-chat .agui-diff { border: 1px solid var(--agui-border); border-radius: 3px; padding: 4px 8px; }
+.agui-chat .agui-diff-title { font-weight: 600; }
+.agui-chat .agui-diff-list { margin: 2px 0; padding-left: 1.2em; }
+.agui-chat .agui-diff-old { color: var(--agui-error); }
+.agui-chat .agui-diff-new { color: var(--agui-success); text-decoration: none; }
+.agui-chat .agui-kv { border-collapse: collapse; font-size: 0.95em; }
+.agui-chat .agui-kv th, .agui-chat .agui-kv td { text-align: left; vertical-align: top; padding: 1px 6px 1px 0; }
+.agui-chat .agui-kv th { font-family: var(--agui-code); color: var(--agui-muted); font-weight: normal; white-space: nowrap; }
+.agui-chat .agui-kv .agui-kv { border-left: 1px solid var(--agui-border); padding-left: 4px; }
+.agui-chat .agui-v-number, .agui-chat .agui-v-boolean, .agui-chat .agui-v-null, .agui-chat .agui-v-json { font-family: var(--agui-code); }
+.agui-chat .agui-v-string { white-space: pre-wrap; }
+.agui-chat .agui-v-null, .agui-chat .agui-v-empty { color: var(--agui-muted); }
+.agui-chat details > summary { cursor: pointer; }
+.agui-chat .agui-state, .agui-chat .agui-audit { font-size: 0.9em; }
+.agui-chat .agui-audit-table { border-collapse: collapse; }
+.agui-chat .agui-audit-table th, .agui-chat .agui-audit-table td { border: 1px solid var(--agui-border); padding: 1px 4px; text-align: left; vertical-align: top; }
+`;

@@ -1,0 +1,185 @@
+// @ts-check
+/**
+ * The view shell: `render({model, el})` builds the status header, the item list, the state and
+ * the audit; it reconciles the item list by key (kind + id) so a streaming update never replaces
+ * a node with focus, typed text or open sections in it; it routes acks to the card that sent.
+ */
+import { renderAudit } from "./audit.js";
+import { cardEntry } from "./card.js";
+import { h } from "./dom.js";
+import { assistantEntry, errorEntry, noticeEntry, reasoningEntry, toolEntry, unknownEntry, userEntry } from "./items.js";
+import { CSS } from "./styles.js";
+import { createTicker } from "./ticker.js";
+import { renderTree } from "./tree.js";
+import { asText, isObj } from "./util.js";
+
+/** @typedef {import("./types.js").Entry} Entry */
+/** @typedef {import("./types.js").Env} Env */
+/** @typedef {import("./types.js").Model} Model */
+/** @typedef {import("./types.js").TreeState} TreeState */
+
+export const RUN_STATUS_TEXT = /** @type {Record<string, string>} */ ({
+  idle: "idle",
+  running: "running…",
+  waiting: "waiting for your decision",
+  sending: "sending your decision…",
+  error: "error",
+});
+
+/**
+ * @param {{model: Model, el: HTMLElement}} props
+ * @returns {() => void} cleanup
+ */
+export function render({ model, el }) {
+  const root = h("div", { cls: "agui-chat" });
+  const style = h("style");
+  style.textContent = CSS;
+  const statusSpinner = h("span", { cls: "agui-spinner", attrs: { "aria-hidden": "true" } });
+  const statusText = h("span", {});
+  const status = h("div", { cls: "agui-status", attrs: { role: "status" } }, [statusSpinner, statusText]);
+  const list = h("div", { cls: "agui-items" });
+  const stateBody = h("div", { cls: "agui-state-body" });
+  const stateBox = h("details", { cls: "agui-state" }, [h("summary", { text: "State" }), stateBody]);
+  const auditSummary = h("summary", { text: "Audit" });
+  const auditBody = h("div", { cls: "agui-audit-body" });
+  const auditBox = h("details", { cls: "agui-audit" }, [auditSummary, auditBody]);
+  root.append(style, status, list, stateBox, auditBox);
+  el.append(root);
+
+  const ticker = createTicker();
+  /** @type {Map<string, Entry>} */
+  const entries = new Map();
+  /** @type {Map<string, {handleAck(msg: any): void}>} */
+  const requests = new Map();
+  /** @type {Env} */
+  const env = {
+    ticker,
+    send(msg, owner) {
+      requests.set(msg.requestId, owner);
+      model.send(msg);
+    },
+  };
+  /** @type {TreeState} */
+  const stateTree = { expanded: new Set() };
+  /** @type {TreeState} */
+  const auditTree = { expanded: new Set() };
+
+  /** @param {string} kind @param {any} item @returns {Entry} */
+  const createEntry = (kind, item) => {
+    switch (kind) {
+      case "user":
+        return userEntry(item);
+      case "assistant":
+        return assistantEntry(item);
+      case "reasoning":
+        return reasoningEntry(item);
+      case "tool":
+        return toolEntry(item);
+      case "card":
+        return cardEntry(item, env);
+      case "error":
+        return errorEntry(item);
+      case "notice":
+        return noticeEntry(item);
+      default:
+        return unknownEntry(item, kind);
+    }
+  };
+
+  const renderItems = () => {
+    const raw = model.get("items");
+    const items = Array.isArray(raw) ? raw : [];
+    const seen = new Set();
+    /** @type {HTMLElement[]} */
+    const order = [];
+    items.forEach((item, i) => {
+      const kind = isObj(item) && typeof item.kind === "string" ? item.kind : "unknown";
+      const id = isObj(item) ? item.id : undefined;
+      let key = typeof id === "string" || typeof id === "number" ? `${kind}\u0000${id}` : `\u0001${i}`;
+      while (seen.has(key)) key += "\u0000";
+      seen.add(key);
+      let entry = entries.get(key);
+      try {
+        if (entry) entry.update(item);
+        else {
+          entry = createEntry(kind, item);
+          entries.set(key, entry);
+        }
+      } catch (e) {
+        console.error("agui-chat: could not render an item", e);
+        entry?.destroy();
+        entry = unknownEntry(item, kind);
+        entries.set(key, entry);
+      }
+      order.push(entry.node);
+    });
+    for (const [key, entry] of entries) {
+      if (!seen.has(key)) {
+        entry.destroy();
+        entry.node.remove();
+        entries.delete(key);
+      }
+    }
+    // Move only what is out of place: moving a node would drop focus inside it.
+    let ref = list.firstChild;
+    for (const node of order) {
+      if (node === ref) ref = node.nextSibling;
+      else list.insertBefore(node, ref);
+    }
+  };
+
+  const renderStatus = () => {
+    const s = asText(model.get("status")) || "idle";
+    status.dataset.status = s;
+    statusSpinner.hidden = !(s === "running" || s === "sending");
+    statusText.textContent = RUN_STATUS_TEXT[s] ?? s;
+  };
+
+  const renderState = () => {
+    const s = model.get("state");
+    const empty = s === null || s === undefined || (isObj(s) && Object.keys(s).length === 0);
+    stateBox.hidden = empty;
+    stateBody.replaceChildren(empty ? "" : renderTree(s, stateTree));
+  };
+
+  const renderAuditBox = () => {
+    const a = model.get("audit");
+    const n = Array.isArray(a) ? a.length : 0;
+    auditBox.hidden = n === 0;
+    auditSummary.textContent = `Audit (${n})`;
+    if (n > 0) renderAudit(a, auditBody, auditTree);
+    else auditBody.replaceChildren();
+  };
+
+  /** @param {any} msg */
+  const onMsg = (msg) => {
+    if (!isObj(msg) || msg.type !== "ack" || typeof msg.requestId !== "string") return;
+    const owner = requests.get(msg.requestId);
+    if (!owner) return;
+    requests.delete(msg.requestId);
+    owner.handleAck(msg);
+  };
+
+  renderStatus();
+  renderItems();
+  renderState();
+  renderAuditBox();
+  model.on("change:items", renderItems);
+  model.on("change:status", renderStatus);
+  model.on("change:state", renderState);
+  model.on("change:audit", renderAuditBox);
+  model.on("msg:custom", onMsg);
+
+  return () => {
+    model.off("change:items", renderItems);
+    model.off("change:status", renderStatus);
+    model.off("change:state", renderState);
+    model.off("change:audit", renderAuditBox);
+    model.off("msg:custom", onMsg);
+    ticker.stop();
+    for (const entry of entries.values()) entry.destroy();
+    entries.clear();
+    requests.clear();
+    root.remove();
+  };
+}

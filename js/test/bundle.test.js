@@ -1,0 +1,56 @@
+// The shipped file: agui_notebook/static/chat.js, the esbuild bundle of js/src/ that the widget
+// loads. Rendered here like the sources are, so a bundling mistake fails vitest too. (Whether it is
+// the build of the current sources is scripts/test's "bundle" check.)
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import bundle from "../../agui_notebook/static/chat.js";
+import srcWidget from "../src/index.js";
+import { btn, card, mount } from "./helpers.js";
+
+const BUNDLE_PATH = resolve(import.meta.dirname, "../../agui_notebook/static/chat.js");
+
+describe("the bundle", () => {
+  it("is one ES module with a generated header and no imports", () => {
+    const text = readFileSync(BUNDLE_PATH, "utf8");
+    const [first] = text.split("\n", 1);
+    expect(first).toMatch(/^\/\/ GENERATED from js\/src\/.*`cd js && npm run build`/);
+    expect(text).not.toMatch(/^\s*import\s/m);
+    expect(text).toMatch(/\nexport default index_default;\n$/);
+    expect(Object.keys(bundle)).toEqual(["render"]);
+    expect(Object.keys(srcWidget)).toEqual(["render"]);
+  });
+
+  it("renders every kind of item and sends one decision, acked", () => {
+    const { el, model } = mount(
+      {
+        status: "waiting",
+        items: [
+          { kind: "user", id: "u", text: "Pay my rent" },
+          { kind: "reasoning", id: "r", text: "thinking", streaming: false },
+          { kind: "assistant", id: "a", text: "Sure.", streaming: false },
+          { kind: "tool", id: "t", name: "lookup", args: { q: "rent" }, argsText: "", result: "42", status: "done" },
+          card(),
+          { kind: "error", id: "e", title: "Server error", message: "boom", hint: "" },
+          { kind: "notice", id: "n", text: "note" },
+          { kind: "mystery", id: "m" },
+        ],
+        state: { balance: 1 },
+        audit: [{ tool: "lookup" }],
+      },
+      bundle,
+    );
+    const kinds = [...el.querySelectorAll(".agui-items > .agui-item")].map((n) => /** @type {HTMLElement} */ (n).dataset.kind);
+    expect(kinds).toEqual(["user", "reasoning", "assistant", "tool", "card", "error", "notice", "mystery"]);
+    expect(el.querySelector(".agui-status")?.textContent).toBe("waiting for your decision");
+    expect(el.querySelector("style")?.textContent).toContain(".agui-chat");
+    expect(el.querySelector(".agui-audit summary")?.textContent).toBe("Audit (1)");
+    btn(el, "approve").click();
+    btn(el, "approve").click();
+    expect(model.sent).toEqual([{ type: "decide", requestId: expect.any(String), card: "card-1", decisions: { "int-1": { action: "approve" } } }]);
+    expect(el.querySelector(".agui-card")?.getAttribute("data-status")).toBe("sending");
+    model.emitCustom({ type: "ack", requestId: model.sent[0].requestId, accepted: false, error: "busy" });
+    expect(el.querySelector(".agui-ack-error")?.textContent).toBe("busy");
+    expect(btn(el, "approve").disabled).toBe(false);
+  });
+});
