@@ -1,0 +1,61 @@
+// The rooms of js/src/: each imports only rooms below it (so there is no circle), none is too long
+// to read in one sitting, and none can turn data into markup. The ranks are docs/architecture.md's.
+import { readdirSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = resolve(import.meta.dirname, "../src");
+/** @type {Record<string, number>} */
+const RANK = {
+  types: 0, util: 0, dom: 0, ticker: 0, styles: 0,
+  tree: 1, schema: 1,
+  forms: 2, diff: 2, items: 2, audit: 2,
+  editor: 3,
+  section: 4,
+  card: 5,
+  view: 6,
+  index: 7,
+};
+const MAX_LINES = 600;
+
+const rooms = readdirSync(SRC)
+  .filter((f) => f.endsWith(".js"))
+  .map((f) => {
+    const text = readFileSync(resolve(SRC, f), "utf8");
+    const imports = [...text.matchAll(/^import\s[^;]*?from\s+"([^"]+)";/gms)].map((m) => m[1]);
+    const typeImports = [...text.matchAll(/import\("([^"]+)"\)/g)].map((m) => m[1]);
+    return { name: f.replace(/\.js$/, ""), text, imports, typeImports };
+  });
+
+describe("the rooms of the front end", () => {
+  it("are all ranked", () => {
+    expect(rooms.length).toBeGreaterThan(10);
+    expect(rooms.map((r) => r.name).filter((n) => !(n in RANK))).toEqual([]);
+  });
+
+  it("import only rooms below them, and nothing from outside js/src/", () => {
+    const problems = [];
+    for (const room of rooms) {
+      for (const spec of room.imports) {
+        const m = /^\.\/([a-z]+)\.js$/.exec(spec);
+        if (!m) problems.push(`${room.name} imports ${spec} (only ./<room>.js: the bundle must work offline)`);
+        else if (!(RANK[m[1]] < RANK[room.name])) problems.push(`${room.name} (rank ${RANK[room.name]}) imports ${m[1]} (rank ${RANK[m[1]]})`);
+      }
+      // Types may point sideways (a JSDoc import has no run-time effect), but only inside js/src/.
+      for (const spec of room.typeImports) {
+        if (!/^\.\/[a-z]+\.js$/.test(spec)) problems.push(`${room.name} imports types from ${spec}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it(`are each at most ${MAX_LINES} lines`, () => {
+    const long = rooms.filter((r) => r.text.split("\n").length > MAX_LINES).map((r) => r.name);
+    expect(long).toEqual([]);
+  });
+
+  it("never turn data into markup", () => {
+    const banned = /\.(?:innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|createContextualFragment|\beval\(|new Function\(/;
+    expect(rooms.filter((r) => banned.test(r.text)).map((r) => r.name)).toEqual([]);
+  });
+});
