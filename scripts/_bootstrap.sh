@@ -2,6 +2,7 @@
 # Shared set-up for scripts/test and scripts/lab. Source it; do not run it.
 #
 # Gives: REPO_ROOT, log/warn/die, ensure_venv DIR EXTRAS [PIP_SPEC...], ensure_chromium,
+# ensure_server_venv FRAMEWORK, ensure_server_venvs,
 # ensure_node_modules.
 # Every function is idempotent: a venv is reused while a stamp file (a hash of pyproject.toml,
 # the extras, the extra pip specs and the interpreter) matches, so a second run skips pip.
@@ -97,4 +98,44 @@ ensure_node_modules() {
     log "npm ci in js/"
     (cd "$js" && npm ci --no-audit --no-fund) || die "npm ci in js/ failed"
     printf '%s' "$key" >"$stamp"
+}
+
+# ensure_server_venv FRAMEWORK
+#   .venv-servers/FRAMEWORK for the out-of-process test server tests/servers/FRAMEWORK/server.py,
+#   from tests/servers/FRAMEWORK/requirements.txt (every package pinned exactly: installed with
+#   --no-deps, then `pip check`). Rebuilt from scratch when the stamp (the file's hash and the
+#   interpreter) differs, so no package of an older pin set lingers; otherwise left as it is.
+ensure_server_venv() {
+    local name="$1"
+    local req="$REPO_ROOT/tests/servers/$name/requirements.txt"
+    local dir="${AGUI_SERVER_VENVS:-$REPO_ROOT/.venv-servers}/$name"
+    local stamp="$dir/.agui-install-stamp" key
+    [[ -f "$req" ]] || die "no $req"
+    key="$(
+        {
+            cat "$req"
+            "$PYTHON_FOR_VENV" -c 'import sys; print(sys.version)'
+        } | _sha256
+    )"
+    if [[ -f "$stamp" && "$(cat "$stamp")" == "$key" ]] && "$dir/bin/python" -c 'import sys' 2>/dev/null; then
+        log "server venv $dir is up to date (stamp matches); skipping pip"
+        return 0
+    fi
+    log "building server venv $dir from ${req#"$REPO_ROOT/"}"
+    rm -rf "$dir"
+    "$PYTHON_FOR_VENV" -m venv "$dir" || die "python3 -m venv $dir failed"
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -r "$req" ||
+        die "pip install -r $req into $dir failed"
+    "$dir/bin/python" -m pip check --disable-pip-version-check ||
+        die "$req is not a complete, consistent pin set (pip check failed in $dir)"
+    printf '%s' "$key" >"$stamp"
+}
+
+# Every tests/servers/*/requirements.txt gets its venv.
+ensure_server_venvs() {
+    local req
+    for req in "$REPO_ROOT"/tests/servers/*/requirements.txt; do
+        [[ -f "$req" ]] || continue
+        ensure_server_venv "$(basename "$(dirname "$req")")"
+    done
 }

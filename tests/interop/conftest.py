@@ -2,6 +2,11 @@
 
 The ``test_client_*`` modules drive these servers with agui_notebook itself. The servers record
 what they received (``.requests``, each with ``.json``) and the tools they ran (``.executions``).
+
+In-process servers have a fixture each below. Out-of-process servers (their own venv, see
+tests/servers/external.py) are started through ``external_server(framework, *args)``: one process
+per distinct argument list, shared by the session, stopped at its end. A server that cannot start
+fails the test that asked for it (never a skip).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 import pytest
 
 from agui_notebook import PendingInterrupt, Thread
+from tests.servers import external
 
 
 @pytest.fixture(scope="session")
@@ -43,6 +49,26 @@ def pydantic_ai_stateful_server() -> Iterator[Any]:
     handle = start_server(stateful=True)
     yield handle
     handle.stop()
+
+
+ExternalServerFactory = Callable[..., external.ExternalServer]
+
+
+@pytest.fixture(scope="session")
+def external_server() -> Iterator[ExternalServerFactory]:
+    """``external_server("langgraph", "--style", "outcome")`` -> a running ExternalServer."""
+    started: dict[tuple[str, ...], external.ExternalServer] = {}
+
+    def get(framework: str, *args: str) -> external.ExternalServer:
+        key = (framework, *args)
+        server = started.get(key)
+        if server is None or server.process.poll() is not None:
+            server = started[key] = external.start(framework, *args)
+        return server
+
+    yield get
+    for server in started.values():
+        server.stop()
 
 
 Twin = Callable[..., Thread]

@@ -1,4 +1,10 @@
-"""Shared plumbing for the third-party test servers: recording and running uvicorn in a thread."""
+"""Shared plumbing for the third-party test servers: recording, and running them with uvicorn.
+
+In-process servers (``msaf_server``, ``pydantic_ai_server``) run in a thread with
+:func:`serve_in_thread`. Out-of-process servers (``tests/servers/<framework>/server.py``, each in
+its own venv, see ``tests/servers/external.py``) load this file by path and run with
+:func:`serve_external`; it needs only uvicorn, so it stays importable from any of those venvs.
+"""
 
 from __future__ import annotations
 
@@ -116,6 +122,53 @@ class ServerHandle:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class TestRoutes:
+    """Pure ASGI wrapper: ``/_test/*`` answered here, every other request recorded and passed on.
+
+    ``GET /_test/ready`` -> ``{"ready": true}`` (the harness polls it), ``GET /_test/log`` ->
+    :meth:`Recorder.as_json`, ``POST /_test/clear`` -> empties the recorder.
+    """
+
+    def __init__(self, app: Any, recorder: Recorder) -> None:
+        self.app = RecordingMiddleware(app, recorder)
+        self.recorder = recorder
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if not path.startswith("/_test/"):
+            await self.app(scope, receive, send)
+            return
+        method = scope["method"]
+        if method == "GET" and path == "/_test/ready":
+            await _send_json(send, 200, {"ready": True})
+        elif method == "GET" and path == "/_test/log":
+            await _send_json(send, 200, self.recorder.as_json())
+        elif method == "POST" and path == "/_test/clear":
+            self.recorder.clear()
+            await _send_json(send, 200, {"cleared": True})
+        else:
+            await _send_json(send, 404, {"error": f"no test route {method} {path}"})
+
+
+async def _send_json(send: Send, status: int, body: Any) -> None:
+    data = json.dumps(body).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})
+
+
+def serve_external(app: Any, recorder: Recorder, port: int) -> None:
+    """Run ``app`` (with the ``/_test`` routes) on 127.0.0.1:``port`` until the process is ended."""
+    uvicorn.run(
+        TestRoutes(app, recorder),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=1,
+        ws="none",
+    )
 
 
 def serve_in_thread(app: Any, recorder: Recorder) -> ServerHandle:
