@@ -154,11 +154,10 @@ class NothingPending(ResumeRefused):
 class UnansweredInterrupts(ResumeRefused):
     """A resume must answer every pending interrupt (AG-UI: one entry per interrupt)."""
 
-    def __init__(self, missing: list[str]) -> None:
+    def __init__(self, missing: list[str], *, detail: str | None = None) -> None:
         self.missing = missing
-        super().__init__(
-            "every pending interrupt needs an answer; unanswered: " + ", ".join(missing)
-        )
+        text = "every pending interrupt needs an answer; unanswered: " + ", ".join(missing)
+        super().__init__(f"{text} ({detail})" if detail else text)
 
 
 class UnknownInterrupt(ResumeRefused):

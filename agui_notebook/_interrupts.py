@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from ._compat_langgraph import tool_and_message
+
 __all__ = ["PendingInterrupt", "parse_expiry"]
 
 
@@ -82,6 +84,12 @@ class PendingInterrupt:
         """Build from an ``ag_ui.core.Interrupt`` and the thread's known tool calls."""
         metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else None
         name, args = _tool_from_metadata(metadata)
+        message = interrupt.message
+        if name is None:
+            # LangGraph: what its interrupt() value carries, the same in both of its styles.
+            name, args, question = tool_and_message(metadata)
+            args = _maybe_json(args)
+            message = message if message is not None else question
         call = tool_calls.get(interrupt.tool_call_id) if interrupt.tool_call_id else None
         if call is not None:
             name = call.name or name
@@ -90,7 +98,7 @@ class PendingInterrupt:
         return cls(
             id=interrupt.id,
             reason=interrupt.reason,
-            message=interrupt.message,
+            message=message,
             tool_call_id=interrupt.tool_call_id,
             tool_name=name,
             arguments=args,

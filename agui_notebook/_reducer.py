@@ -34,6 +34,7 @@ from ag_ui.core import (
 )
 from pydantic import BaseModel
 
+from ._compat_langgraph import ON_INTERRUPT, interrupts_from_events
 from ._patch import apply_patch
 
 __all__ = ["RunReducer", "ThreadSnapshot", "ToolCallInfo"]
@@ -113,6 +114,7 @@ class RunReducer:
         self._args: dict[str, TextBuffer] = {}
         self.outcome: str | None = None  # set by RUN_FINISHED: success | interrupt | cancelled
         self.interrupts: list[Any] = []
+        self._langgraph_interrupts: list[Any] = []  # CUSTOM on_interrupt events (_compat_langgraph)
         self.pending_tool_call_ids: list[str] = []
         self.result: Any = None
         self.error: tuple[str, str | None] | None = None  # (message, code) from RUN_ERROR
@@ -137,6 +139,7 @@ class RunReducer:
             "MESSAGES_SNAPSHOT": self._messages_snapshot,
             "ACTIVITY_SNAPSHOT": self._activity_snapshot,
             "ACTIVITY_DELTA": self._activity_delta,
+            "CUSTOM": self._custom,
         }
 
     def apply(self, etype: str, event: Any) -> None:
@@ -170,7 +173,11 @@ class RunReducer:
     def _run_finished(self, event: Any) -> None:
         outcome = event.outcome
         self.result = event.result
-        if outcome is None:
+        if outcome is None and self._langgraph_interrupts:
+            # LangGraph's default style: the interrupts came as CUSTOM events, no outcome.
+            self.outcome = "interrupt"
+            self.interrupts = interrupts_from_events(self._langgraph_interrupts)
+        elif outcome is None:
             self.outcome = "success"  # absent outcome: success (pre-1.0 servers too)
         else:
             self.outcome = outcome.type
@@ -178,6 +185,10 @@ class RunReducer:
                 self.interrupts = list(outcome.interrupts)
             elif outcome.type == "success":
                 self.pending_tool_call_ids = list(outcome.pending_tool_call_ids or [])
+
+    def _custom(self, event: Any) -> None:
+        if event.name == ON_INTERRUPT:
+            self._langgraph_interrupts.append(event)
 
     def _run_error(self, event: Any) -> None:
         self.error = (event.message, event.code)

@@ -25,6 +25,7 @@ from ag_ui.core import AssistantMessage, ReasoningMessage, ResumeEntry, RunAgent
 from pydantic import BaseModel
 
 from ._compat import outgoing_history
+from ._compat_langgraph import refuse_new_message, route_resume
 from ._decisions import Decisions, build_resume
 from ._errors import (
     AGUIError,
@@ -230,10 +231,14 @@ class Thread:
         new_messages = _as_messages(message)
         entries: list[ResumeEntry] = []
         notes: list[str] = []
+        resume_on_wire = True
         if resume is not None:
             if new_messages:
                 raise TypeError("send a message or a resume, not both")
             entries, notes = build_resume(self._pending, resume)
+            forwarded_props, resume_on_wire = route_resume(self._pending, entries, forwarded_props)
+        elif new_messages:
+            refuse_new_message(self._pending)
         run = RunStream(
             self,
             new_messages=new_messages,
@@ -243,6 +248,7 @@ class Thread:
             tools=tools,
             context=context,
             forwarded_props=forwarded_props,
+            resume_on_wire=resume_on_wire,
         )
         self._active = run
         return run
@@ -332,6 +338,7 @@ class RunStream:
         tools: list[Any] | None,
         context: list[Any] | None,
         forwarded_props: Any,
+        resume_on_wire: bool = True,
     ) -> None:
         self.thread = thread
         self.run_id = str(uuid.uuid4())
@@ -342,6 +349,8 @@ class RunStream:
         self._tools = tools or []
         self._context = context or []
         self._forwarded = forwarded_props if forwarded_props is not None else {}
+        #: False when the answer travels in forwardedProps instead (_compat_langgraph).
+        self._resume_on_wire = resume_on_wire
         self.events: list[BaseModel] = []
         self._result: RunResult | None = None
         self._error: BaseException | None = None
@@ -379,7 +388,7 @@ class RunStream:
             tools=self._tools,
             context=self._context,
             forwarded_props=self._forwarded,
-            resume=self.resume or None,
+            resume=(self.resume if self._resume_on_wire else None) or None,
         )
         body: dict[str, Any] = model.model_dump(mode="json", by_alias=True, exclude_none=True)
         body.setdefault("forwardedProps", {})
