@@ -15,7 +15,7 @@ from ._compat import SYNTHETIC_TOOLS
 from ._interrupts import PendingInterrupt
 from ._reducer import TextBuffer
 
-__all__ = ["ItemList", "card_interrupt", "summarize_arguments"]
+__all__ = ["ItemList", "card_interrupt", "json_encoded_value", "summarize_arguments"]
 
 
 class ItemList:
@@ -109,6 +109,7 @@ class ItemList:
                     "args": None,
                     "argsText": "",
                     "result": None,
+                    "resultValue": None,
                     "status": "streaming",
                     "text": "",
                 }
@@ -126,8 +127,9 @@ class ItemList:
                 self.update(item_id, argsText=text, args=_parse(text), status="called", text="")
         elif etype == "TOOL_CALL_RESULT":
             item_id = f"tool:{event.tool_call_id}"
+            value = json_encoded_value(event.content)
             if item_id in self._items:
-                self.update(item_id, result=event.content, status="done")
+                self.update(item_id, result=event.content, resultValue=value, status="done")
             else:
                 self.put(
                     {
@@ -137,6 +139,7 @@ class ItemList:
                         "args": None,
                         "argsText": "",
                         "result": event.content,
+                        "resultValue": value,
                         "status": "done",
                         "text": "",
                     }
@@ -149,6 +152,21 @@ class ItemList:
     def mark_tool(self, tool_call_id: str | None, status: str) -> None:
         if tool_call_id and f"tool:{tool_call_id}" in self._items:
             self.update(f"tool:{tool_call_id}", status=status)
+
+
+def json_encoded_value(text: Any) -> Any:
+    """The value a JSON-encoded tool result holds (an object, array or string), else None.
+
+    Several frameworks send a tool's structured result as a JSON string (LangGraph's ToolNode
+    json.dumps a dict, for one); the view shows the value, with ``result`` keeping the text. Plain
+    text, numbers and booleans stay text (they read the same), so None never means "null".
+    """
+    if not isinstance(text, str) or text.lstrip()[:1] not in ("{", "[", '"'):
+        return None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _parse(text: str) -> Any:

@@ -1,6 +1,7 @@
 """Regenerate ``tests/fixtures/transcripts/*.sse``: raw response bytes of the real test servers.
 
-Run from the repository root: ``python -m tests.servers.capture_transcripts``. Each scenario starts
+Run from the repository root: ``python -m tests.servers.capture_transcripts`` (``--only langgraph``
+for one server; LangGraph's server runs from its venv, see tests/servers/external.py). Each scenario starts
 a thread on a freshly started server and saves every response body exactly as received
 (``iter_raw``) as ``<server>_<prompt>_interrupt.sse`` (the first run of a prompt that
 interrupts, saved once) and
@@ -12,13 +13,14 @@ Ids (threads, runs, messages, interrupts) and pydantic-ai's timestamps differ on
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.servers import msaf_server, pydantic_ai_server
+from tests.servers import external, msaf_server, pydantic_ai_server
 from tests.servers.wire import (
     WireRun,
     cancelled,
@@ -146,18 +148,93 @@ def capture_pydantic_ai(out: Path) -> dict[str, Any]:
         handle.stop()
 
 
+def _langgraph_ids(run: WireRun) -> list[str]:
+    return [e["rawEvent"]["id"] for e in run.of_type("CUSTOM") if e["name"] == "on_interrupt"]
+
+
+def _command(thread_id: str, value: Any) -> dict[str, Any]:
+    body = run_input(thread_id, [])
+    body["forwardedProps"] = {"command": {"resume": value}}
+    return body
+
+
+def _first_run(url: str, text: str) -> tuple[str, WireRun]:
+    thread_id = new_thread_id()
+    return thread_id, post(url, run_input(thread_id, [user(text)]), timeout=60)
+
+
+def capture_langgraph(out: Path) -> dict[str, Any]:
+    """LangGraph in both interrupt styles; the default style is answered the client's way."""
+    files: dict[str, WireRun] = {}
+    for style, extra in (("default", ()), ("outcome", ()), ("noids", ("--no-raw-events",))):
+        server = external.start(
+            "langgraph", "--style", "outcome" if style == "outcome" else "default", *extra
+        )
+        try:
+            first = functools.partial(_first_run, server.url)
+            if style == "noids":
+                files[f"{style}_transfer_interrupt"] = first("transfer")[1]
+                continue
+            thread_id, run = first("transfer")
+            files[f"{style}_transfer_interrupt"] = run
+            if style == "default":
+                files[f"{style}_transfer_approve"] = post(
+                    server.url, _command(thread_id, {"approved": True}), timeout=60
+                )
+            else:
+                [interrupt] = run.interrupts
+                files[f"{style}_transfer_approve"] = post(
+                    server.url,
+                    run_input(
+                        thread_id, [], resume=[resolved(interrupt["id"], {"approved": True})]
+                    ),
+                    timeout=60,
+                )
+            thread_id, run = first("two things")
+            files[f"{style}_two_interrupt"] = run
+            ids = _langgraph_ids(run)
+            files[f"{style}_two_approve"] = post(
+                server.url, _command(thread_id, {i: {"approved": True} for i in ids}), timeout=60
+            )
+            files[f"{style}_ask_interrupt"] = first("ask me")[1]
+            if style == "default":
+                files[f"{style}_balance"] = first("balance please")[1]
+        finally:
+            server.stop()
+    index: dict[str, Any] = {}
+    for name, run in files.items():
+        filename = f"langgraph_{name}.sse"
+        (out / filename).write_bytes(run.raw)
+        index[filename] = {"status": run.status, "request": run.request}
+    return index
+
+
+CAPTURES = {
+    "msaf": capture_msaf,
+    "pydantic_ai": capture_pydantic_ai,
+    "langgraph": capture_langgraph,
+}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--only", choices=sorted(CAPTURES), action="append")
     args = parser.parse_args(argv)
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("*.sse"):
-        old.unlink()
+    names = args.only or sorted(CAPTURES)
+    for name in names:
+        for old in out.glob(f"{name}_*.sse"):
+            old.unlink()
     # pydantic-ai warns (server side) when a resume leaves a tool call unanswered: expected here.
     warnings.filterwarnings("ignore", message="Client-submitted history ended with unresolved")
-    index = {**capture_msaf(out), **capture_pydantic_ai(out)}
-    (out / "index.json").write_text(json.dumps(index, indent=1, sort_keys=True) + "\n")
+    index_path = out / "index.json"
+    index = json.loads(index_path.read_text()) if index_path.exists() else {}
+    index = {k: v for k, v in index.items() if not any(k.startswith(f"{n}_") for n in names)}
+    for name in names:
+        index.update(CAPTURES[name](out))
+    index_path.write_text(json.dumps(index, indent=1, sort_keys=True) + "\n")
     print(f"wrote {len(index)} transcripts to {out}")
 
 
