@@ -62,8 +62,13 @@ _LANGGRAPH_ID = re.compile(r"^[0-9a-f]{32}$")  # LangGraph keys its resume map b
 # -- reading ------------------------------------------------------------------------------
 
 
-def interrupts_from_events(events: Iterable[Any]) -> list[Interrupt]:
-    """The interrupts a run's ``CUSTOM on_interrupt`` events stand for, in order."""
+def interrupts_from_events(events: Iterable[Any], run_id: str | None = None) -> list[Interrupt]:
+    """The interrupts a run's ``CUSTOM on_interrupt`` events stand for, in order.
+
+    An interrupt without an id on the wire is named after the run that raised it, so a later
+    interrupt is never taken for one already answered.
+    """
+    local = f"langgraph-{run_id}" if run_id else "langgraph-interrupt"
     out: list[Interrupt] = []
     for index, event in enumerate(events, start=1):
         value = _event_value(event)
@@ -77,7 +82,7 @@ def interrupts_from_events(events: Iterable[Any]) -> list[Interrupt]:
         message = value if isinstance(value, str) else fields.get("message")
         out.append(
             Interrupt(
-                id=wire_id or f"langgraph-interrupt-{index}",
+                id=wire_id or f"{local}-{index}",
                 reason=reason if isinstance(reason, str) else "langgraph:interrupt",
                 message=message if isinstance(message, str) else None,
                 tool_call_id=tool_call_id if isinstance(tool_call_id, str) else None,

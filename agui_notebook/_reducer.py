@@ -176,7 +176,7 @@ class RunReducer:
         if outcome is None and self._langgraph_interrupts:
             # LangGraph's default style: the interrupts came as CUSTOM events, no outcome.
             self.outcome = "interrupt"
-            self.interrupts = interrupts_from_events(self._langgraph_interrupts)
+            self.interrupts = interrupts_from_events(self._langgraph_interrupts, self.run_id)
         elif outcome is None:
             self.outcome = "success"  # absent outcome: success (pre-1.0 servers too)
         else:

@@ -161,7 +161,7 @@ async def test_without_ids_a_local_id_and_a_bare_cancel_marker(replay: Any) -> N
     responses = replay("noids_transfer_interrupt", "default_transfer_approve")
     thread, _, gen = await run(responses, "transfer")
     [pending] = thread.pending
-    assert pending.id == "langgraph-interrupt-1"
+    assert pending.id == f"langgraph-{pending.run_id}-1"  # named after the run that raised it
     await thread.resume(cancel())
     assert responses.bodies[-1]["forwardedProps"]["command"]["resume"] == {
         "__agui_cancelled__": True

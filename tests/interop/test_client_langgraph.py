@@ -384,7 +384,8 @@ async def test_without_ids_one_interrupt_still_works(no_ids: tuple[Agent, Any]) 
     agent, server = no_ids
     thread = await interrupted(agent, "transfer")
     [pending] = thread.pending
-    assert pending.id == "langgraph-interrupt-1" and pending.tool_name == "transfer_money"
+    assert pending.id == f"langgraph-{thread.runs[-1].run_id}-1"
+    assert pending.tool_name == "transfer_money"
     await thread.resume(approve())
     assert sent(server) == {"command": {"approved": True}}
     assert server.executions == [("transfer_money", TRANSFER_ARGS)]
@@ -400,3 +401,14 @@ async def test_without_ids_several_interrupts_are_refused(no_ids: tuple[Agent, A
     with pytest.raises(InvalidDecision, match="sent no interrupt ids"):
         await thread.resume({p.id: approve() for p in thread.pending})
     assert len(server.requests) == requests and server.executions == []
+
+
+async def test_without_ids_a_later_interrupt_is_not_taken_for_an_answered_one(
+    no_ids: tuple[Agent, Any],
+) -> None:
+    agent, server = no_ids
+    chat = agent.chat(policy=policies.approve_all(), display=False)
+    await chat.send("transfer")
+    await chat.send("transfer again")  # a new interrupt, not the answered one raised again
+    assert [d["outcome"] for d in chat.audit] == ["success", "success"]
+    assert len(server.executions) == 2
