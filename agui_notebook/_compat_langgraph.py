@@ -32,15 +32,23 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
 
 from ag_ui.core import Interrupt, ResumeEntry
 
 from ._errors import InvalidDecision, UnansweredInterrupts
 
-if TYPE_CHECKING:  # _interrupts reads tool_and_message from here: no import at run time
-    from ._interrupts import PendingInterrupt
+
+class PendingInterrupt(Protocol):
+    """What this module reads of ``_interrupts.PendingInterrupt`` (which imports this module)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def metadata(self) -> dict[str, Any] | None: ...
+
 
 __all__ = [
     "ON_INTERRUPT",
@@ -166,7 +174,7 @@ def _wire_id(interrupt: PendingInterrupt) -> str | None:
 
 
 def route_resume(
-    pending: list[PendingInterrupt], entries: list[ResumeEntry], forwarded_props: Any
+    pending: Sequence[PendingInterrupt], entries: list[ResumeEntry], forwarded_props: Any
 ) -> tuple[Any, bool]:
     """``(forwardedProps to send, whether resume[] goes on the wire)`` for answering ``pending``.
 
@@ -223,7 +231,7 @@ def _cancel_marker(wire_id: str | None) -> dict[str, Any]:
     return marker
 
 
-def refuse_new_message(pending: list[PendingInterrupt]) -> None:
+def refuse_new_message(pending: Sequence[PendingInterrupt]) -> None:
     """A new message on a thread paused by LangGraph: refused, as the adapter would ignore it."""
     waiting = [p.id for p in pending if is_langgraph(p)]
     if waiting:
