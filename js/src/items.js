@@ -100,11 +100,16 @@ export function toolEntry(item) {
       else if (asText(it?.argsText)) args.replaceChildren(h("div", { cls: "agui-args-text agui-pre" }, [longText(asText(it.argsText), tree, "argsText")]));
       else args.replaceChildren(h("span", { cls: "agui-hint", text: "(no arguments)" }));
     }
+    // A result the server sent as JSON text (resultValue parsed by Python) shows as a value tree.
+    const value = it?.resultValue;
+    const structured = value !== null && typeof value === "object";
     const r = it?.result === null || it?.result === undefined ? null : asText(it.result);
-    if (r !== resultKey) {
-      resultKey = r;
-      result.hidden = r === null;
-      resultBody.replaceChildren(r === null ? "" : h("div", { cls: "agui-pre" }, [longText(r, tree, "result")]));
+    const rKey = structured ? `j${safeJson(value)}` : r === null ? null : `t${r}`;
+    if (rKey !== resultKey) {
+      resultKey = rKey;
+      result.hidden = rKey === null;
+      if (structured) resultBody.replaceChildren(renderTree(value, tree));
+      else resultBody.replaceChildren(r === null ? "" : h("div", { cls: "agui-pre" }, [longText(r, tree, "result")]));
     }
   };
   update(item);

@@ -27,6 +27,15 @@ describe("entries", () => {
     expect(r.node.querySelector("summary")?.textContent).toBe("Reasoning (thinking…)");
   });
 
+  it("a JSON-encoded result (resultValue) shows as a value tree, not a quoted string", () => {
+    const t = toolEntry({ id: "t", name: "lookup", args: {}, argsText: "{}", result: '{"balance": 1200}', resultValue: { balance: 1200 }, status: "done" });
+    expect(t.node.querySelector(".agui-result th")?.textContent).toBe("balance");
+    expect(t.node.querySelector(".agui-result")?.textContent).not.toContain('{"balance"');
+    t.update({ id: "t", name: "lookup", args: {}, argsText: "{}", result: "plain", resultValue: "plain", status: "done" });
+    expect(t.node.querySelector(".agui-result th")).toBeNull();
+    expect(t.node.querySelector(".agui-result")?.textContent).toContain("plain");
+  });
+
   it("a tool shows its status, arguments as they stream, then the parsed arguments and the result", () => {
     const t = toolEntry({ id: "t", name: "lookup", args: null, argsText: '{"q": "re', result: null, status: "streaming" });
     expect(t.node.dataset.status).toBe("streaming");
