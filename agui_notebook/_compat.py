@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ag_ui.core import AssistantMessage
+from ag_ui.core import ActivityMessage, AssistantMessage
 
 __all__ = ["SYNTHETIC_TOOLS", "outgoing_history"]
 
@@ -19,9 +19,13 @@ SYNTHETIC_TOOLS = frozenset({"confirm_changes"})
 
 
 def outgoing_history(messages: list[Any]) -> list[Any]:
-    """The thread's messages as sent to the server: synthetic tool calls left out."""
+    """The thread's messages as sent to the server: synthetic tool calls left out, and activity
+    messages too (they are front-end only, never sent to the agent: AG-UI concepts/messages; the
+    TypeScript client drops them the same way)."""
     out: list[Any] = []
     for message in messages:
+        if isinstance(message, ActivityMessage):
+            continue
         if (
             isinstance(message, AssistantMessage)
             and message.tool_calls

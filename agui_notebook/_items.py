@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from ._compat import SYNTHETIC_TOOLS
+from ._genui import GenUIItems
 from ._interrupts import PendingInterrupt
 from ._reducer import TextBuffer
 
@@ -26,6 +27,8 @@ class ItemList:
         self._live_text: dict[str, TextBuffer] = {}
         self.dirty = False
         self._counter = 0
+        #: Activity messages and A2UI surfaces (their own module: _genui).
+        self.genui = GenUIItems()
 
     # -- reading --------------------------------------------------------------------------
 
@@ -144,6 +147,8 @@ class ItemList:
                         "text": "",
                     }
                 )
+        elif etype in ("ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA"):
+            self.genui.apply(etype, event, self.put)
         elif etype == "RUN_FINISHED":
             outcome = getattr(event, "outcome", None)
             if outcome is not None and outcome.type == "cancelled":

@@ -362,7 +362,8 @@ class RunReducer:
     def _activity_snapshot(self, event: Any) -> None:
         mid = event.message_id
         existing = self.messages.get(mid)
-        if isinstance(existing, ActivityMessage) and not event.replace:
+        # Omitted ``replace`` means true (AG-UI 1.1); ag-ui-protocol 1.0.0 parses it as None.
+        if isinstance(existing, ActivityMessage) and event.replace is False:
             return
         self.messages[mid] = ActivityMessage(
             id=mid, activity_type=event.activity_type, content=event.content

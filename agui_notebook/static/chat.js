@@ -1,41 +1,5 @@
 // GENERATED from js/src/*.js (entry js/src/index.js) by `cd js && npm run build` (esbuild 0.28.2); do not edit, edit js/src/ and rebuild.
 
-// src/dom.js
-var FORBIDDEN_ATTR = /^(?:on|src|href$|style$|action$|formaction$|xlink:href$|background$|poster$)/i;
-var uidCounter = 0;
-function nextId(prefix) {
-  uidCounter += 1;
-  return `${prefix}-${uidCounter}`;
-}
-function newRequestId() {
-  const c = globalThis.crypto;
-  if (c && typeof c.randomUUID === "function") return c.randomUUID();
-  uidCounter += 1;
-  return `req-${Date.now().toString(36)}-${uidCounter}-${Math.random().toString(36).slice(2)}`;
-}
-function h(tag, opts = {}, children = []) {
-  const node = document.createElement(tag);
-  if (opts.cls) node.className = opts.cls;
-  if (opts.text !== void 0) node.textContent = opts.text;
-  if (opts.attrs) for (const [k, v] of Object.entries(opts.attrs)) setAttr(node, k, v);
-  if (opts.data) for (const [k, v] of Object.entries(opts.data)) node.setAttribute(`data-${k}`, v);
-  for (const child of children) {
-    if (child === null || child === void 0 || child === false) continue;
-    node.append(typeof child === "string" ? document.createTextNode(child) : child);
-  }
-  return node;
-}
-function setAttr(node, name, value) {
-  if (FORBIDDEN_ATTR.test(name)) throw new Error(`agui-chat: refusing to set the ${name} attribute`);
-  node.setAttribute(name, value);
-}
-function button(label, action, aria, cls) {
-  const b = h("button", { cls: `agui-btn${cls ? ` ${cls}` : ""}`, text: label, attrs: { type: "button" } });
-  if (action) b.setAttribute("data-action", action);
-  if (aria) b.setAttribute("aria-label", aria);
-  return b;
-}
-
 // src/util.js
 var MAX_DEPTH = 64;
 function isObj(v) {
@@ -85,6 +49,281 @@ function fmtInt(n) {
 }
 function joinPath(base, key) {
   return base ? `${base}.${key}` : key;
+}
+
+// src/a2ui.js
+var A2UI_VERSION = "v0.9";
+var MESSAGE_KINDS = ["createSurface", "updateComponents", "updateDataModel", "deleteSurface"];
+function newSurface(id) {
+  return { id, catalogId: null, created: false, deleted: false, sendDataModel: false, agentName: "", components: /* @__PURE__ */ new Map(), data: {}, problems: [], structure: 0 };
+}
+function kindOf(op) {
+  if (!isObj(op)) return null;
+  const kinds = MESSAGE_KINDS.filter((k) => isObj(op[k]));
+  return kinds.length === 1 ? kinds[0] : null;
+}
+function applyMessage(s, op) {
+  const kind = kindOf(op);
+  if (!kind) {
+    s.problems.push(`ignored a message that is not exactly one of ${MESSAGE_KINDS.join(", ")}`);
+    return null;
+  }
+  const body = op[kind];
+  if (typeof op.version === "string" && op.version !== A2UI_VERSION && !s.problems.some((p) => p.includes("version"))) {
+    s.problems.push(`a message says version ${op.version}; this renderer implements A2UI ${A2UI_VERSION}`);
+  }
+  if (kind === "createSurface") {
+    if (s.created && !s.deleted) s.problems.push(`createSurface for "${s.id}", which already exists`);
+    s.created = true;
+    s.deleted = false;
+    s.catalogId = typeof body.catalogId === "string" ? body.catalogId : null;
+    s.sendDataModel = body.sendDataModel === true;
+    s.agentName = isObj(body.theme) && typeof body.theme.agentDisplayName === "string" ? body.theme.agentDisplayName : "";
+    s.structure += 1;
+    return "structure";
+  }
+  if (kind === "updateComponents") {
+    for (const c of Array.isArray(body.components) ? body.components : []) {
+      if (isObj(c) && typeof c.id === "string" && typeof c.component === "string") s.components.set(
+        c.id,
+        /** @type {Component} */
+        c
+      );
+      else s.problems.push(`ignored a component without a string id and component: ${safeJson(c).slice(0, 80)}`);
+    }
+    s.structure += 1;
+    return "structure";
+  }
+  if (kind === "updateDataModel") {
+    const path = typeof body.path === "string" ? body.path : "/";
+    s.data = hasOwn(body, "value") ? setPointer(s.data, path, structuredClone(body.value)) : setPointer(s.data, path, void 0, true);
+    return "data";
+  }
+  s.deleted = true;
+  s.structure += 1;
+  return "structure";
+}
+function splitPointer(pointer) {
+  if (pointer === "" || pointer === "/") return [];
+  const body = pointer.startsWith("/") ? pointer.slice(1) : pointer;
+  return body.split("/").map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+function absolute(scope, path) {
+  if (path.startsWith("/")) return path;
+  if (path === "" || path === ".") return scope || "/";
+  return `${scope === "/" ? "" : scope}/${path}`;
+}
+function getPointer(doc, pointer) {
+  let node = doc;
+  for (const part of splitPointer(pointer)) {
+    if (Array.isArray(node) && /^\d+$/.test(part)) node = node[Number(part)];
+    else if (isObj(node) && hasOwn(node, part)) node = node[part];
+    else return void 0;
+  }
+  return node;
+}
+function setPointer(doc, pointer, value, remove = false) {
+  const parts = splitPointer(pointer);
+  if (parts.length === 0) return remove ? {} : value;
+  const root = isObj(doc) || Array.isArray(doc) ? structuredClone(doc) : {};
+  let node = root;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    const last = i === parts.length - 1;
+    if (Array.isArray(node)) {
+      if (!/^\d+$/.test(part) || Number(part) > 1e5) return doc;
+      const index = Number(part);
+      if (last) {
+        if (remove) delete node[index];
+        else node[index] = value;
+        return root;
+      }
+      if (!isObj(node[index]) && !Array.isArray(node[index])) node[index] = /^\d+$/.test(parts[i + 1]) ? [] : {};
+      node = node[index];
+    } else {
+      if (last) {
+        if (remove) delete node[part];
+        else setOwn(node, part, value);
+        return root;
+      }
+      const current = hasOwn(node, part) ? node[part] : void 0;
+      if (!isObj(current) && !Array.isArray(current)) setOwn(node, part, /^\d+$/.test(parts[i + 1]) ? [] : {});
+      node = node[part];
+    }
+  }
+  return root;
+}
+function textOf(v) {
+  if (v === null || v === void 0) return "";
+  if (typeof v === "string") return v;
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  return safeJson(v);
+}
+function boolOf(v) {
+  if (typeof v === "string") return v.toLowerCase() === "true";
+  if (typeof v === "number") return v !== 0;
+  return v === true;
+}
+function numberOf(v) {
+  if (typeof v === "number") return Number.isFinite(v) ? v : 0;
+  if (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v))) return Number(v);
+  return 0;
+}
+function resolve(v, scope, depth = 0) {
+  if (depth > 32) return void 0;
+  if (Array.isArray(v)) return v.map((x) => resolve(x, scope, depth + 1));
+  if (!isObj(v)) return v;
+  if (typeof v.path === "string" && Object.keys(v).length === 1) return getPointer(scope.data(), absolute(scope.scope, v.path));
+  if (typeof v.call === "string") return callFunction(v.call, isObj(v.args) ? v.args : {}, scope, depth);
+  const out = {};
+  for (const [k, x] of Object.entries(v)) setOwn(out, k, resolve(x, scope, depth + 1));
+  return out;
+}
+var pad = (n, d = 2) => n.padStart(d, "0");
+var EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+function callFunction(name, rawArgs, scope, depth) {
+  const a = {};
+  for (const [k, x] of Object.entries(rawArgs)) setOwn(a, k, resolve(x, scope, depth + 1));
+  const value = a.value;
+  switch (name) {
+    case "required":
+      return !(value === null || value === void 0 || value === "" || Array.isArray(value) && value.length === 0);
+    case "email":
+      return typeof value === "string" && EMAIL.test(value);
+    case "regex":
+      return safeRegex(textOf(a.pattern), textOf(value));
+    case "length": {
+      const n = textOf(value).length;
+      return (typeof a.min !== "number" || n >= a.min) && (typeof a.max !== "number" || n <= a.max);
+    }
+    case "numeric": {
+      if (value === "" || value === null || value === void 0 || !Number.isFinite(Number(value))) return false;
+      const n = Number(value);
+      return (typeof a.min !== "number" || n >= a.min) && (typeof a.max !== "number" || n <= a.max);
+    }
+    case "and":
+      return (Array.isArray(a.values) ? a.values : []).every(boolOf);
+    case "or":
+      return (Array.isArray(a.values) ? a.values : []).some(boolOf);
+    case "not":
+      return !boolOf(value);
+    case "formatString":
+      return formatString(textOf(value), scope, depth);
+    case "formatNumber": {
+      const d = typeof a.decimals === "number" ? Math.max(0, Math.min(20, a.decimals)) : void 0;
+      return new Intl.NumberFormat("en-US", { minimumFractionDigits: d, maximumFractionDigits: d ?? 20, useGrouping: a.grouping !== false }).format(numberOf(value));
+    }
+    case "formatCurrency":
+      try {
+        return new Intl.NumberFormat("en-US", { style: "currency", currency: textOf(a.currency) || "USD" }).format(numberOf(value));
+      } catch {
+        return `${numberOf(value).toFixed(2)} ${textOf(a.currency)}`.trim();
+      }
+    case "formatDate":
+      return formatDate(value, textOf(a.format) || "yyyy-MM-dd");
+    case "pluralize": {
+      const rule = new Intl.PluralRules("en-US").select(numberOf(value));
+      return textOf(hasOwn(a, rule) ? a[rule] : a.other);
+    }
+    default:
+      return void 0;
+  }
+}
+function safeRegex(pattern, text) {
+  if (pattern.length > 500 || text.length > 1e4) return false;
+  try {
+    return new RegExp(pattern, "u").test(text);
+  } catch {
+    return false;
+  }
+}
+function formatString(template, scope, depth) {
+  let out = "";
+  for (let i = 0; i < template.length; i++) {
+    if (template[i] === "\\" && template.startsWith("${", i + 1)) {
+      out += "${";
+      i += 2;
+      continue;
+    }
+    if (template.startsWith("${", i)) {
+      const end = template.indexOf("}", i + 2);
+      if (end < 0) return out + template.slice(i);
+      const expr = template.slice(i + 2, end).trim();
+      if (!expr.includes("(")) out += textOf(resolve({ path: expr }, scope, depth + 1));
+      i = end;
+      continue;
+    }
+    out += template[i];
+  }
+  return out;
+}
+function formatDate(value, format) {
+  const d = typeof value === "number" || typeof value === "string" ? new Date(value) : null;
+  if (!d || Number.isNaN(d.getTime())) return textOf(value);
+  const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+  const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  const h2 = d.getUTCHours();
+  const parts = {
+    yyyy: String(d.getUTCFullYear()),
+    YYYY: String(d.getUTCFullYear()),
+    MMM: MONTHS[d.getUTCMonth()],
+    MM: pad(String(d.getUTCMonth() + 1)),
+    dd: pad(String(d.getUTCDate())),
+    d: String(d.getUTCDate()),
+    E: DAYS[d.getUTCDay()],
+    HH: pad(String(h2)),
+    h: String(h2 % 12 || 12),
+    mm: pad(String(d.getUTCMinutes())),
+    ss: pad(String(d.getUTCSeconds())),
+    a: h2 < 12 ? "AM" : "PM"
+  };
+  return format.replace(/yyyy|YYYY|MMM|MM|dd|d|E|HH|h|mm|ss|a/g, (m) => parts[m]);
+}
+function failedChecks(checks, scope) {
+  if (!Array.isArray(checks)) return [];
+  const failed = [];
+  for (const c of checks) {
+    if (!isObj(c)) continue;
+    const cond = hasOwn(c, "condition") ? c.condition : { call: c.call, args: c.args };
+    if (!boolOf(resolve(cond, scope))) failed.push(textOf(c.message) || "This value is not valid.");
+  }
+  return failed;
+}
+
+// src/dom.js
+var FORBIDDEN_ATTR = /^(?:on|src|href$|style$|action$|formaction$|xlink:href$|background$|poster$)/i;
+var uidCounter = 0;
+function nextId(prefix) {
+  uidCounter += 1;
+  return `${prefix}-${uidCounter}`;
+}
+function newRequestId() {
+  const c = globalThis.crypto;
+  if (c && typeof c.randomUUID === "function") return c.randomUUID();
+  uidCounter += 1;
+  return `req-${Date.now().toString(36)}-${uidCounter}-${Math.random().toString(36).slice(2)}`;
+}
+function h(tag, opts = {}, children = []) {
+  const node = document.createElement(tag);
+  if (opts.cls) node.className = opts.cls;
+  if (opts.text !== void 0) node.textContent = opts.text;
+  if (opts.attrs) for (const [k, v] of Object.entries(opts.attrs)) setAttr(node, k, v);
+  if (opts.data) for (const [k, v] of Object.entries(opts.data)) node.setAttribute(`data-${k}`, v);
+  for (const child of children) {
+    if (child === null || child === void 0 || child === false) continue;
+    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+function setAttr(node, name, value) {
+  if (FORBIDDEN_ATTR.test(name)) throw new Error(`agui-chat: refusing to set the ${name} attribute`);
+  node.setAttribute(name, value);
+}
+function button(label, action, aria, cls) {
+  const b = h("button", { cls: `agui-btn${cls ? ` ${cls}` : ""}`, text: label, attrs: { type: "button" } });
+  if (action) b.setAttribute("data-action", action);
+  if (aria) b.setAttribute("aria-label", aria);
+  return b;
 }
 
 // src/tree.js
@@ -210,29 +449,6 @@ function renderValue(value, state, path, depth) {
     body.append(row);
   }
   return table;
-}
-
-// src/audit.js
-function renderAudit(audit, body, tree) {
-  const rows = Array.isArray(audit) ? audit : [];
-  const columns = [];
-  for (const r of rows) if (isObj(r)) {
-    for (const k of Object.keys(r)) if (!columns.includes(k)) columns.push(k);
-  }
-  const hasPlain = rows.some((r) => !isObj(r));
-  const head = h("tr", {}, columns.map((c) => h("th", { attrs: { scope: "col" }, text: c })));
-  if (hasPlain) head.append(h("th", { attrs: { scope: "col" }, text: "record" }));
-  const tbody = h("tbody");
-  rows.forEach((r, i) => {
-    const tr = h("tr");
-    for (const c of columns) {
-      const v = isObj(r) && hasOwn(r, c) ? r[c] : void 0;
-      tr.append(h("td", {}, [v === void 0 ? "" : longText(typeof v === "string" ? v : safeJson(v), tree, `${i}/${c}`)]));
-    }
-    if (hasPlain) tr.append(h("td", {}, [isObj(r) ? "" : longText(asText(r), tree, `${i}`)]));
-    tbody.append(tr);
-  });
-  body.replaceChildren(h("table", { cls: "agui-audit-table" }, [h("thead", {}, [head]), tbody]));
 }
 
 // src/items.js
@@ -371,6 +587,128 @@ function unknownEntry(item, kind) {
   update(item);
   return { node, kind, update, destroy() {
   } };
+}
+
+// src/activity.js
+var DONE = ["done", "completed", "complete", "finished", "success", "succeeded", "ok", true];
+var ACTIVE = ["in_progress", "in-progress", "inprogress", "running", "active", "doing", "started", "working"];
+var FAILED = ["failed", "error", "errored", "cancelled", "canceled", "skipped"];
+var STATE_MARK = (
+  /** @type {Record<string, string>} */
+  { done: "✓", active: "▶", failed: "✕", pending: "○" }
+);
+function pick(doc, option, usual) {
+  if (typeof option === "string") return option === "" ? doc : getPointer(doc, option);
+  for (const p of usual) {
+    const v = getPointer(doc, p);
+    if (v !== void 0 && v !== null) return v;
+  }
+  return void 0;
+}
+function stateOf(item, o) {
+  const raw = isObj(item) ? pick(item, o.status, ["/status", "/state", "/done", "/completed", "/complete"]) : void 0;
+  const v = typeof raw === "string" ? raw.toLowerCase() : raw;
+  const has = (list, dflt) => (Array.isArray(list) ? list : dflt).some((x) => (typeof x === "string" ? x.toLowerCase() : x) === v);
+  if (has(o.doneValues, DONE)) return "done";
+  if (has(o.failedValues, FAILED)) return "failed";
+  if (has(o.activeValues, ACTIVE)) return "active";
+  return "pending";
+}
+function labelOf(item, o) {
+  if (!isObj(item)) return textOf(item);
+  const v = pick(item, o.label, ["/title", "/label", "/text", "/name", "/description", "/step", "/task"]);
+  return v === void 0 ? safeJson(item) : textOf(v);
+}
+function activityEntry(item) {
+  const node = itemShell("activity", item, "agui-activity");
+  const summary = h("summary", { cls: "agui-activity-title" });
+  const body = h("div", { cls: "agui-activity-body" });
+  const problem = h("div", { cls: "agui-hint agui-activity-problem" });
+  const details = h("details", { cls: "agui-activity-details", attrs: { open: "" } }, [summary, body, problem]);
+  node.append(details);
+  const tree = { expanded: /* @__PURE__ */ new Set() };
+  let shown = "";
+  const update = (it) => {
+    const o = isObj(it?.options) ? it.options : {};
+    const content = it?.content;
+    const renderer = asText(it?.renderer) || "tree";
+    const key = `${renderer}\0${safeJson(o)}\0${safeJson(content)}`;
+    problem.textContent = asText(it?.problem);
+    problem.hidden = !problem.textContent;
+    if (key === shown) return;
+    shown = key;
+    node.dataset.renderer = renderer;
+    node.dataset.activityType = asText(it?.activityType);
+    const title = textOf(pick(content, o.title, ["/title", "/name"])) || asText(it?.activityType) || "Activity";
+    const drawn = renderer === "checklist" ? checklist(content, o) : renderer === "search" ? search(content, o) : null;
+    summary.replaceChildren(h("span", { cls: "agui-label", text: `${asText(it?.activityType) || "activity"} · ` }), title, drawn?.badge ?? "");
+    body.replaceChildren(drawn?.node ?? renderTree(content, tree));
+  };
+  update(item);
+  return { node, kind: "activity", update, destroy() {
+  } };
+}
+function checklist(content, o) {
+  const items = Array.isArray(content) && o.items === void 0 ? content : pick(content, o.items, ["/steps", "/items", "/tasks", "/todos", "/plan", "/checklist"]);
+  if (!Array.isArray(items)) return null;
+  const states = items.map((it) => stateOf(it, o));
+  const done = states.filter((s) => s === "done").length;
+  const failed = states.filter((s) => s === "failed").length;
+  const progress = h("progress", { cls: "agui-checklist-progress", attrs: { max: String(Math.max(1, items.length)), value: String(done) } });
+  progress.setAttribute("aria-label", `${done} of ${items.length} done`);
+  const list = h("ol", { cls: "agui-checklist" });
+  items.forEach((it, i) => {
+    list.append(h("li", { cls: "agui-checklist-item", data: { state: states[i] } }, [h("span", { cls: "agui-checklist-mark", text: STATE_MARK[states[i]], attrs: { "aria-hidden": "true" } }), " ", h("span", { text: labelOf(it, o) }), h("span", { cls: "agui-sr", text: ` (${states[i]})` })]));
+  });
+  const text = `${done} of ${items.length} done${failed ? `, ${failed} failed` : ""}`;
+  return { node: h("div", { cls: "agui-checklist-box" }, [progress, list]), badge: h("span", { cls: "agui-badge agui-checklist-count", text: ` ${text}` }) };
+}
+function search(content, o) {
+  if (!isObj(content)) return null;
+  const query = pick(content, o.query, ["/query", "/q", "/search", "/term"]);
+  const status = pick(content, o.status, ["/status", "/state"]);
+  const results = pick(content, o.results, ["/results", "/items", "/hits", "/sources"]);
+  const count = pick(content, o.count, ["/count", "/total", "/resultCount"]);
+  const n = typeof count === "number" ? count : Array.isArray(results) ? results.length : null;
+  const head = h("div", { cls: "agui-search-head" }, [
+    h("span", { cls: "agui-label", text: "Query " }),
+    h("q", { cls: "agui-search-query", text: textOf(query) }),
+    status !== void 0 ? h("span", { cls: "agui-badge agui-search-status", text: ` ${textOf(status)}` }) : null
+  ]);
+  const list = h("ol", { cls: "agui-search-results" });
+  if (Array.isArray(results)) {
+    for (const r of results.slice(0, 100)) {
+      const title = isObj(r) ? pick(r, o.resultTitle, ["/title", "/name", "/label"]) : r;
+      const detail = isObj(r) ? pick(r, o.resultDetail, ["/snippet", "/summary", "/description", "/url"]) : void 0;
+      list.append(h("li", {}, [h("span", { cls: "agui-search-title", text: textOf(title ?? safeJson(r)) }), detail !== void 0 ? h("div", { cls: "agui-hint agui-pre", text: textOf(detail) }) : null]));
+    }
+    if (results.length > 100) list.append(h("li", { cls: "agui-clip-note", text: `… ${results.length - 100} more results not shown` }));
+  }
+  const badge = h("span", { cls: "agui-badge agui-search-count", text: n === null ? "" : ` ${n} result${n === 1 ? "" : "s"}` });
+  return { node: h("div", { cls: "agui-search" }, [head, list]), badge };
+}
+
+// src/audit.js
+function renderAudit(audit, body, tree) {
+  const rows = Array.isArray(audit) ? audit : [];
+  const columns = [];
+  for (const r of rows) if (isObj(r)) {
+    for (const k of Object.keys(r)) if (!columns.includes(k)) columns.push(k);
+  }
+  const hasPlain = rows.some((r) => !isObj(r));
+  const head = h("tr", {}, columns.map((c) => h("th", { attrs: { scope: "col" }, text: c })));
+  if (hasPlain) head.append(h("th", { attrs: { scope: "col" }, text: "record" }));
+  const tbody = h("tbody");
+  rows.forEach((r, i) => {
+    const tr = h("tr");
+    for (const c of columns) {
+      const v = isObj(r) && hasOwn(r, c) ? r[c] : void 0;
+      tr.append(h("td", {}, [v === void 0 ? "" : longText(typeof v === "string" ? v : safeJson(v), tree, `${i}/${c}`)]));
+    }
+    if (hasPlain) tr.append(h("td", {}, [isObj(r) ? "" : longText(asText(r), tree, `${i}`)]));
+    tbody.append(tr);
+  });
+  body.replaceChildren(h("table", { cls: "agui-audit-table" }, [h("thead", {}, [head]), tbody]));
 }
 
 // src/diff.js
@@ -690,8 +1028,8 @@ function buildEditor(opts, onSubmit) {
   const fieldset = h("fieldset", { cls: "agui-edit-fields" });
   const registry = /* @__PURE__ */ new Map();
   const useSchema = isObj(opts.schema) && Object.keys(opts.schema).length > 0;
-  const field = useSchema ? buildField(opts.schema, opts.initial, { key: null, path: "", required: true, depth: 0, registry }) : buildField({}, opts.initial, { key: null, path: "", required: true, depth: 0, registry, label: opts.jsonLabel });
-  fieldset.append(field.node);
+  const field2 = useSchema ? buildField(opts.schema, opts.initial, { key: null, path: "", required: true, depth: 0, registry }) : buildField({}, opts.initial, { key: null, path: "", required: true, depth: 0, registry, label: opts.jsonLabel });
+  fieldset.append(field2.node);
   const problemsEl = h("ul", { cls: "agui-error agui-form-errors", attrs: { "aria-live": "polite" } });
   problemsEl.hidden = true;
   const diffEl = opts.showDiff ? h("div", { cls: "agui-diff", attrs: { "aria-live": "polite" } }) : null;
@@ -699,7 +1037,7 @@ function buildEditor(opts, onSubmit) {
   node.append(fieldset, problemsEl, diffEl ?? "", h("div", { cls: "agui-buttons" }, [submit]));
   let showProblems = false;
   const check = () => {
-    const r = field.read();
+    const r = field2.read();
     const problems = [...r.problems];
     const value = r.omit ? void 0 : r.value;
     if (problems.length === 0) {
@@ -1289,7 +1627,7 @@ function cardEntry(item, env) {
 }
 
 // src/styles.js
-var CSS = `
+var CSS2 = `
 .agui-chat {
   --agui-fg: var(--jp-ui-font-color1, var(--vscode-editor-foreground, CanvasText));
   --agui-fg0: var(--jp-ui-font-color0, var(--agui-fg));
@@ -1411,7 +1749,585 @@ body[data-jp-theme-light="false"] .agui-chat, body.vscode-dark .agui-chat { --ag
 .agui-chat .agui-state, .agui-chat .agui-audit { font-size: 0.9em; }
 .agui-chat .agui-audit-table { border-collapse: collapse; }
 .agui-chat .agui-audit-table th, .agui-chat .agui-audit-table td { border: 1px solid var(--agui-border); padding: 1px 4px; text-align: left; vertical-align: top; }
+.agui-chat .agui-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+/* Activity messages */
+.agui-chat .agui-activity { border: 1px solid var(--agui-border); background: var(--agui-bg1); }
+.agui-chat .agui-activity-title { font-weight: 600; }
+.agui-chat .agui-checklist-progress { width: 100%; max-width: 320px; height: 0.7em; }
+.agui-chat .agui-checklist { margin: 4px 0; padding-left: 1.6em; }
+.agui-chat .agui-checklist-item[data-state=done] .agui-checklist-mark { color: var(--agui-success); }
+.agui-chat .agui-checklist-item[data-state=active] { font-weight: 600; }
+.agui-chat .agui-checklist-item[data-state=active] .agui-checklist-mark { color: var(--agui-brand); }
+.agui-chat .agui-checklist-item[data-state=failed] .agui-checklist-mark { color: var(--agui-error); }
+.agui-chat .agui-checklist-item[data-state=pending] { color: var(--agui-muted); }
+.agui-chat .agui-search-results { margin: 4px 0; padding-left: 1.6em; }
+/* A2UI surfaces (no style comes from data: layout hints map to these classes) */
+.agui-chat .agui-a2ui-surface { border: 1px solid var(--agui-border1); border-left: 3px solid var(--agui-brand); border-radius: 4px; padding: 6px 8px; background: var(--agui-bg1); display: flex; flex-direction: column; gap: 6px; }
+.agui-chat .agui-a2ui-surface[data-action-status=done] { border-left-color: var(--agui-success); }
+.agui-chat .agui-a2ui-surface[data-action-status=failed] { border-left-color: var(--agui-error); }
+.agui-chat .agui-a2ui-head { font-size: 0.85em; }
+.agui-chat .agui-a2-row, .agui-chat .agui-a2-list[data-direction=horizontal] { display: flex; flex-direction: row; flex-wrap: wrap; gap: 8px; align-items: stretch; }
+.agui-chat .agui-a2-column, .agui-chat .agui-a2-list { display: flex; flex-direction: column; gap: 6px; }
+.agui-chat [data-justify=center] { justify-content: center; }
+.agui-chat [data-justify=end] { justify-content: flex-end; }
+.agui-chat [data-justify=spaceBetween] { justify-content: space-between; }
+.agui-chat [data-justify=spaceAround] { justify-content: space-around; }
+.agui-chat [data-justify=spaceEvenly] { justify-content: space-evenly; }
+.agui-chat [data-align=start] { align-items: flex-start; }
+.agui-chat [data-align=center] { align-items: center; }
+.agui-chat [data-align=end] { align-items: flex-end; }
+.agui-chat .agui-a2-w1 { flex: 1 1 0; } .agui-chat .agui-a2-w2 { flex: 2 1 0; } .agui-chat .agui-a2-w3 { flex: 3 1 0; }
+.agui-chat .agui-a2-w4 { flex: 4 1 0; } .agui-chat .agui-a2-w5 { flex: 5 1 0; }
+.agui-chat .agui-a2-card { border: 1px solid var(--agui-border); border-radius: 4px; padding: 6px 8px; background: var(--agui-bg); }
+.agui-chat .agui-a2-text[data-variant=h1] { font-size: 1.5em; font-weight: 600; }
+.agui-chat .agui-a2-text[data-variant=h2] { font-size: 1.3em; font-weight: 600; }
+.agui-chat .agui-a2-text[data-variant=h3] { font-size: 1.15em; font-weight: 600; }
+.agui-chat .agui-a2-text:is([data-variant=h4], [data-variant=h5]) { font-weight: 600; }
+.agui-chat .agui-a2-text[data-variant=caption] { font-size: 0.85em; color: var(--agui-muted); }
+.agui-chat .agui-a2-divider { border: none; border-top: 1px solid var(--agui-border); margin: 4px 0; width: 100%; }
+.agui-chat .agui-a2-divider.agui-a2-vertical { border-top: none; border-left: 1px solid var(--agui-border); width: auto; align-self: stretch; }
+.agui-chat .agui-a2-image img { max-width: 100%; max-height: 320px; }
+.agui-chat .agui-a2-tabbar { display: flex; gap: 4px; border-bottom: 1px solid var(--agui-border); }
+.agui-chat .agui-a2-tab[aria-selected=true] { border-color: var(--agui-brand); font-weight: 600; }
+.agui-chat .agui-a2-choices { border: 1px solid var(--agui-border); border-radius: 3px; padding: 4px 8px; margin: 0; display: flex; flex-direction: column; gap: 2px; }
+.agui-chat .agui-a2-chips { flex-direction: row; flex-wrap: wrap; gap: 8px; }
+.agui-chat .agui-a2-field { display: flex; flex-direction: column; gap: 2px; }
+.agui-chat .agui-a2-checkbox { flex-direction: row; align-items: center; }
+.agui-chat .agui-a2-modal-content { border: 1px solid var(--agui-border1); border-radius: 4px; padding: 6px 8px; margin-top: 4px; }
+.agui-chat .agui-a2ui-action[data-status=failed], .agui-chat .agui-a2ui-action.agui-error { color: var(--agui-error); }
+.agui-chat .agui-a2ui-problems { margin: 2px 0; padding-left: 1.2em; }
 `;
+
+// src/a2ui-components.js
+var MAX_DEPTH2 = 48;
+var MAX_NODES = 3e3;
+var IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+var INLINE_IMAGE = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/]+={0,2})$/;
+var MAX_IMAGE_CHARS = 2e6;
+var ICONS = (
+  /** @type {Record<string, string>} */
+  {
+    check: "✓",
+    close: "✕",
+    add: "+",
+    delete: "🗑",
+    edit: "✎",
+    mail: "✉",
+    call: "☎",
+    phone: "☎",
+    event: "📅",
+    calendarToday: "📅",
+    error: "⚠",
+    warning: "⚠",
+    info: "ℹ",
+    help: "?",
+    favorite: "♥",
+    search: "🔍",
+    settings: "⚙",
+    home: "⌂",
+    arrowBack: "←",
+    arrowForward: "→",
+    accountCircle: "👤",
+    person: "👤",
+    star: "★",
+    send: "➤",
+    lock: "🔒",
+    payment: "💳",
+    shoppingCart: "🛒",
+    locationOn: "📍",
+    download: "⬇"
+  }
+);
+function inlineImage(url) {
+  if (typeof url !== "string" || url.length > MAX_IMAGE_CHARS) return null;
+  const m = INLINE_IMAGE.exec(url);
+  return m && IMAGE_TYPES.includes(m[1]) ? url : null;
+}
+function plainMarkdown(s) {
+  return s.replace(/^#{1,6}\s+/gm, "").replace(/(\*\*|__)(.+?)\1/g, "$2").replace(/`([^`]*)`/g, "$1");
+}
+function renderSurface(ctx) {
+  const run = { ctx, updaters: [], count: 0, live: false };
+  const root = ctx.surface.components.has("root") ? renderComponent(run, "root", { data: ctx.data, scope: "/" }, /* @__PURE__ */ new Set(), 0) : h("div", { cls: "agui-hint", text: "(waiting for the surface's root component…)" });
+  const refresh = () => {
+    for (const u of run.updaters) u();
+  };
+  refresh();
+  run.live = true;
+  return { node: root, refresh };
+}
+function renderComponent(run, id, scope, ancestors, depth) {
+  const c = typeof id === "string" ? run.ctx.surface.components.get(id) : void 0;
+  if (typeof id !== "string" || !c) return h("span", { cls: "agui-a2-missing agui-hint", text: `(component ${textOf(id)} not defined yet)` });
+  if (ancestors.has(id) || depth > MAX_DEPTH2) return h("span", { cls: "agui-a2-missing agui-hint", text: `(component ${id} refers to itself; not drawn again)` });
+  run.count += 1;
+  if (run.count > MAX_NODES) return h("span", { cls: "agui-hint", text: "(too many components; the rest are not drawn)" });
+  const inner = new Set(ancestors).add(id);
+  const firstUpdater = run.updaters.length;
+  const child = (cid, sc = scope) => renderComponent(run, cid, sc, inner, depth + 1);
+  const draw = DRAW[c.component];
+  const node = draw ? draw(run, c, scope, child) : unknownComponent(c);
+  node.classList.add("agui-a2");
+  node.dataset.component = c.component;
+  node.dataset.componentId = c.id;
+  if (typeof c.weight === "number" && c.weight > 0) node.classList.add(`agui-a2-w${Math.min(5, Math.round(c.weight))}`);
+  const label = isObj(c.accessibility) ? textOf(resolve(c.accessibility.label, scope)) : "";
+  if (label) node.setAttribute("aria-label", label);
+  if (run.live) for (const u of run.updaters.slice(firstUpdater)) u();
+  return node;
+}
+function unknownComponent(c) {
+  return h("div", { cls: "agui-a2-unknown agui-hint", text: `(component type "${c.component}" is not in the basic catalog; not drawn)` });
+}
+var container = (cls) => (run, c, scope, child) => {
+  const node = h("div", { cls });
+  if (typeof c.justify === "string") node.dataset.justify = c.justify;
+  if (typeof c.align === "string") node.dataset.align = c.align;
+  if (c.direction === "horizontal") node.dataset.direction = "horizontal";
+  const kids = c.children;
+  if (Array.isArray(kids)) {
+    for (const k of kids) node.append(child(k));
+  } else if (isObj(kids) && typeof kids.path === "string" && typeof kids.componentId === "string") {
+    const base = absolute(scope.scope, kids.path);
+    let shown = "";
+    run.updaters.push(() => {
+      const list = resolve({ path: kids.path }, scope);
+      const keys = Array.isArray(list) ? list.map((_, i) => String(i)) : isObj(list) ? Object.keys(list) : [];
+      const sig = keys.join("\0");
+      if (sig === shown) return;
+      shown = sig;
+      node.replaceChildren(...keys.map((k) => child(kids.componentId, { data: scope.data, scope: `${base === "/" ? "" : base}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}` })));
+    });
+  }
+  return node;
+};
+var DRAW = {
+  Row: container("agui-a2-row"),
+  Column: container("agui-a2-column"),
+  List: container("agui-a2-list"),
+  Card(run, c, scope, child) {
+    return h("div", { cls: "agui-a2-card" }, [child(c.child)]);
+  },
+  Divider(run, c) {
+    return h("hr", { cls: c.axis === "vertical" ? "agui-a2-divider agui-a2-vertical" : "agui-a2-divider" });
+  },
+  Text(run, c, scope) {
+    const variant = typeof c.variant === "string" && /^(h[1-5]|caption|body)$/.test(c.variant) ? c.variant : "body";
+    const node = h("div", { cls: `agui-a2-text agui-pre`, data: { variant } });
+    if (variant.startsWith("h")) {
+      node.setAttribute("role", "heading");
+      node.setAttribute("aria-level", variant.slice(1));
+    }
+    run.updaters.push(() => setText(node, plainMarkdown(textOf(resolve(c.text, scope)))));
+    return node;
+  },
+  Image(run, c, scope) {
+    const node = h("span", { cls: "agui-a2-image" });
+    let shown = "";
+    run.updaters.push(() => {
+      const url = resolve(c.url, scope);
+      const alt = textOf(resolve(c.description, scope));
+      const key = `${textOf(url)}\0${alt}`;
+      if (key === shown) return;
+      shown = key;
+      const safe = inlineImage(url);
+      if (safe) {
+        const img = h("img", { attrs: { alt } });
+        img.src = safe;
+        node.replaceChildren(img);
+      } else {
+        node.replaceChildren(h("span", { cls: "agui-a2-media agui-hint", text: `[image${alt ? `: ${alt}` : ""}] not loaded (only inline images are shown)` }));
+      }
+    });
+    return node;
+  },
+  Icon(run, c, scope) {
+    const node = h("span", { cls: "agui-a2-icon", attrs: { role: "img" } });
+    run.updaters.push(() => {
+      const name = textOf(resolve(c.name, scope));
+      setText(node, ICONS[name] ?? `[${name}]`);
+      node.setAttribute("aria-label", name);
+    });
+    return node;
+  },
+  Video: media("video"),
+  AudioPlayer: media("audio"),
+  Tabs(run, c, scope, child) {
+    const tabs = Array.isArray(c.tabs) ? c.tabs.filter(isObj) : [];
+    const bar = h("div", { cls: "agui-a2-tabbar", attrs: { role: "tablist" } });
+    const panel = h("div", { cls: "agui-a2-tabpanel", attrs: { role: "tabpanel" } });
+    const node = h("div", { cls: "agui-a2-tabs" }, [bar, panel]);
+    const ui = run.ctx.ui.tabs;
+    const select = (i) => {
+      ui.set(c.id, i);
+      [...bar.children].forEach((b, j) => b.setAttribute("aria-selected", String(j === i)));
+      panel.replaceChildren(tabs[i] ? child(tabs[i].child) : "");
+    };
+    tabs.forEach((t, i) => {
+      const b = button("", null, void 0, "agui-a2-tab");
+      b.setAttribute("role", "tab");
+      run.updaters.push(() => setText(b, textOf(resolve(t.title, scope)) || `Tab ${i + 1}`));
+      b.addEventListener("click", () => select(i));
+      bar.append(b);
+    });
+    select(Math.min(ui.get(c.id) ?? 0, Math.max(0, tabs.length - 1)));
+    return node;
+  },
+  Modal(run, c, scope, child) {
+    const content = h("div", { cls: "agui-a2-modal-content", attrs: { role: "dialog" } }, [child(c.content)]);
+    const trigger = h("div", { cls: "agui-a2-modal-trigger" }, [child(c.trigger)]);
+    const key = `${c.id}@${scope.scope}`;
+    content.hidden = !run.ctx.ui.open.has(key);
+    trigger.addEventListener("click", () => {
+      if (run.ctx.ui.open.has(key)) run.ctx.ui.open.delete(key);
+      else run.ctx.ui.open.add(key);
+      content.hidden = !run.ctx.ui.open.has(key);
+    }, true);
+    return h("div", { cls: "agui-a2-modal" }, [trigger, content]);
+  },
+  Button(run, c, scope, child) {
+    const b = h("button", { cls: `agui-btn agui-a2-button${c.variant === "primary" ? " agui-primary" : c.variant === "borderless" ? " agui-link" : ""}`, attrs: { type: "button" } }, [child(c.child)]);
+    const why = h("div", { cls: "agui-a2-checks agui-hint" });
+    const action = isObj(c.action) ? c.action : {};
+    const event = isObj(action.event) && typeof action.event.name === "string" ? action.event : null;
+    if (event) b.dataset.action = event.name;
+    run.updaters.push(() => {
+      const failed = failedChecks(c.checks, scope);
+      b.disabled = run.ctx.locked() || failed.length > 0 || !event && !isObj(action.functionCall);
+      setText(why, failed.join(" "));
+      why.hidden = failed.length === 0;
+    });
+    b.addEventListener("click", () => {
+      if (b.disabled) return;
+      if (event) run.ctx.act(c.id, event, scope);
+      else if (isObj(action.functionCall) && action.functionCall.call === "openUrl") {
+        const url = textOf(resolve(isObj(action.functionCall.args) ? action.functionCall.args.url : "", scope));
+        run.ctx.note(`This button asks to open ${url}. Links from an agent are not opened here; copy it if you trust it.`);
+      }
+    });
+    return h("div", { cls: "agui-a2-buttonbox" }, [b, why]);
+  },
+  TextField(run, c, scope) {
+    const variant = typeof c.variant === "string" ? c.variant : "shortText";
+    const input = variant === "longText" ? h("textarea", { cls: "agui-input agui-a2-input", attrs: { rows: "3" } }) : h("input", { cls: "agui-input agui-a2-input", attrs: { type: variant === "obscured" ? "password" : variant === "number" ? "number" : "text" } });
+    const checks = Array.isArray(c.checks) ? [...c.checks] : [];
+    if (typeof c.validationRegexp === "string") checks.push({ condition: { call: "regex", args: { value: c.value, pattern: c.validationRegexp } }, message: "This value does not have the expected format." });
+    return field(run, c, scope, input, checks, () => input.value, (v) => textOf(v), "input");
+  },
+  CheckBox(run, c, scope) {
+    const box = h("input", { cls: "agui-checkbox agui-a2-input", attrs: { type: "checkbox" } });
+    const id = nextId("agui-a2");
+    box.id = id;
+    const label = h("label", { attrs: { for: id } });
+    run.updaters.push(() => setText(label, textOf(resolve(c.label, scope))));
+    const wrap = h("div", { cls: "agui-a2-field agui-a2-checkbox" }, [box, " ", label]);
+    bindInput(run, c, scope, box, () => box.checked, (v) => box.checked = boolOf(v), "change");
+    return wrap;
+  },
+  ChoicePicker(run, c, scope) {
+    const multi = c.variant === "multipleSelection";
+    const options = Array.isArray(c.options) ? c.options.filter(isObj) : [];
+    const legend = h("legend");
+    const group = h("fieldset", { cls: `agui-a2-field agui-a2-choices${c.displayStyle === "chips" ? " agui-a2-chips" : ""}` }, [legend]);
+    run.updaters.push(() => setText(legend, textOf(resolve(c.label, scope))));
+    const name = nextId("agui-a2-choice");
+    const filter = c.filterable === true ? h("input", { cls: "agui-input agui-a2-filter", attrs: { type: "search", "aria-label": "Filter the options" } }) : null;
+    if (filter) group.append(filter);
+    const rows = options.map((o) => {
+      const input = h("input", { cls: "agui-a2-input", attrs: { type: multi ? "checkbox" : "radio", name } });
+      const text = h("span");
+      const row = h("label", { cls: "agui-a2-option" }, [input, " ", text]);
+      group.append(row);
+      return { input, row, value: textOf(o.value), text };
+    });
+    run.updaters.push(() => rows.forEach((r, i) => setText(r.text, textOf(resolve(options[i].label, scope)))));
+    filter?.addEventListener("input", () => {
+      const q = filter.value.toLowerCase();
+      for (const r of rows) r.row.hidden = q !== "" && !(r.text.textContent ?? "").toLowerCase().includes(q);
+    });
+    const read = () => rows.filter((r) => r.input.checked).map((r) => r.value);
+    const show = (v) => {
+      const chosen = Array.isArray(v) ? v.map(textOf) : typeof v === "string" ? [v] : [];
+      for (const r of rows) r.input.checked = chosen.includes(r.value);
+    };
+    for (const r of rows) bindInput(run, c, scope, r.input, read, show, "change", group);
+    return group;
+  },
+  Slider(run, c, scope) {
+    const input = h("input", { cls: "agui-a2-input agui-a2-slider", attrs: { type: "range", min: String(numberOf(c.min ?? 0)), max: String(numberOf(c.max ?? 100)) } });
+    const out = h("output", { cls: "agui-a2-slider-value" });
+    const wrap = field(run, c, scope, input, c.checks, () => Number(input.value), (v) => String(numberOf(v)), "input");
+    run.updaters.push(() => setText(out, input.value));
+    wrap.append(out);
+    return wrap;
+  },
+  DateTimeInput(run, c, scope) {
+    const type = c.enableDate === true && c.enableTime === true ? "datetime-local" : c.enableTime === true ? "time" : "date";
+    const input = h("input", { cls: "agui-input agui-a2-input", attrs: { type } });
+    for (const k of ["min", "max"]) {
+      const v = textOf(resolve(c[k], scope));
+      if (v) input.setAttribute(k, v);
+    }
+    return field(run, c, scope, input, c.checks, () => input.value, (v) => textOf(v), "input");
+  }
+};
+function media(what) {
+  return (run, c, scope) => {
+    const node = h("div", { cls: "agui-a2-media agui-hint" });
+    run.updaters.push(() => {
+      const desc = textOf(resolve(c.description, scope));
+      setText(node, `[${what}${desc ? `: ${desc}` : ""}] not played here (media from an agent is not loaded): ${textOf(resolve(c.url, scope))}`);
+    });
+    return node;
+  };
+}
+function field(run, c, scope, input, checks, read, toInput, eventName) {
+  const id = nextId("agui-a2");
+  input.id = id;
+  const label = h("label", { cls: "agui-label-text", attrs: { for: id } });
+  const errors = h("div", { cls: "agui-a2-checks agui-error", attrs: { id: `${id}-err` } });
+  input.setAttribute("aria-describedby", `${id}-err`);
+  run.updaters.push(() => setText(label, textOf(resolve(c.label, scope))));
+  const key = `${c.id}@${scope.scope}`;
+  run.updaters.push(() => {
+    const failed = failedChecks(checks, scope);
+    const show = run.ctx.ui.touched.has(key) ? failed : [];
+    setText(errors, show.join(" "));
+    errors.hidden = show.length === 0;
+    input.setAttribute("aria-invalid", String(show.length > 0));
+  });
+  input.addEventListener("blur", () => {
+    run.ctx.ui.touched.add(key);
+    for (const u of run.updaters) u();
+  });
+  bindInput(run, c, scope, input, read, (v) => {
+    const text = toInput(v);
+    if (input.value !== text) input.value = text;
+  }, eventName);
+  return h("div", { cls: "agui-a2-field" }, [label, input, errors]);
+}
+function bindInput(run, c, scope, input, read, show, eventName, focusRoot) {
+  const bound = isObj(c.value) && typeof c.value.path === "string" ? absolute(scope.scope, c.value.path) : null;
+  run.updaters.push(() => {
+    input.disabled = run.ctx.locked();
+    const root = focusRoot ?? input;
+    if (root.contains(document.activeElement) && document.activeElement !== document.body && eventName === "input") return;
+    show(bound ? resolve({ path: bound }, scope) : resolve(c.value, scope));
+  });
+  input.addEventListener(eventName, () => {
+    if (bound) run.ctx.write(bound, read());
+  });
+}
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+// src/surface.js
+var LIFECYCLE = (
+  /** @type {Record<string, string>} */
+  {
+    building: "Building the interface…",
+    retrying: "The agent is retrying the interface…",
+    failed: "The agent could not build this interface."
+  }
+);
+function a2uiEntry(item, env) {
+  const node = itemShell("a2ui", item, "agui-a2ui");
+  const lifecycle = h("div", { cls: "agui-a2ui-lifecycle agui-hint", attrs: { "aria-live": "polite" } });
+  const problems = h("ul", { cls: "agui-a2ui-problems agui-hint" });
+  const list = h("div", { cls: "agui-a2ui-surfaces" });
+  node.append(lifecycle, list, problems);
+  const boxes = /* @__PURE__ */ new Map();
+  const byRequest = /* @__PURE__ */ new Map();
+  const update = (it) => {
+    const status = asText(it?.status);
+    lifecycle.hidden = !LIFECYCLE[status];
+    lifecycle.textContent = LIFECYCLE[status] ?? "";
+    lifecycle.dataset.status = status;
+    if (status === "failed" && it?.error !== void 0 && it?.error !== null) lifecycle.append(" ", h("span", { cls: "agui-pre", text: asText(it.error) }));
+    const surfaces = Array.isArray(it?.surfaces) ? it.surfaces.filter(isObj) : [];
+    const seen = /* @__PURE__ */ new Set();
+    for (const s of surfaces) {
+      const id = asText(s.surfaceId);
+      seen.add(id);
+      let box = boxes.get(id);
+      if (!box) {
+        box = surfaceBox(id, (msg) => {
+          byRequest.set(
+            msg.requestId,
+            /** @type {any} */
+            box
+          );
+          env.send(msg, api);
+        });
+        boxes.set(id, box);
+      }
+      box.update(s);
+      if (box.node.parentNode !== list || list.lastChild !== box.node) list.append(box.node);
+    }
+    for (const [id, box] of boxes) {
+      if (seen.has(id)) continue;
+      box.node.remove();
+      boxes.delete(id);
+    }
+    const msgs = [...Array.isArray(it?.problems) ? it.problems.map(asText) : [], ...[...boxes.values()].flatMap((b) => b.problems())];
+    problems.replaceChildren(...msgs.map((m) => h("li", { text: m })));
+    problems.hidden = msgs.length === 0;
+    node.hidden = boxes.size === 0 && lifecycle.hidden && msgs.length === 0;
+  };
+  const api = {
+    node,
+    kind: "a2ui",
+    update,
+    /** @param {any} msg */
+    handleAck(msg) {
+      const box = byRequest.get(msg.requestId);
+      byRequest.delete(msg.requestId);
+      box?.handleAck(msg);
+    },
+    destroy() {
+    }
+  };
+  update(item);
+  return api;
+}
+function surfaceBox(surfaceId, send) {
+  const header = h("div", { cls: "agui-a2ui-head agui-hint" });
+  const body = h("div", { cls: "agui-a2ui-body" });
+  const note = h("div", { cls: "agui-a2ui-note agui-hint", attrs: { "aria-live": "polite" } });
+  const statusLine = h("div", { cls: "agui-a2ui-action", attrs: { "aria-live": "polite" } });
+  const retry = button("Retry", "a2ui-retry", "Send the same action again", "agui-primary");
+  const ackError = h("div", { cls: "agui-error agui-ack-error", attrs: { role: "alert" } });
+  const node = h("section", { cls: "agui-a2ui-surface", data: { "surface-id": surfaceId } }, [header, body, note, statusLine, retry, ackError]);
+  node.setAttribute("aria-label", `Agent interface ${surfaceId}`);
+  ackError.hidden = true;
+  note.hidden = true;
+  let model = newSurface(surfaceId);
+  let applied = [];
+  const edits = /* @__PURE__ */ new Map();
+  const ui = { tabs: /* @__PURE__ */ new Map(), open: /* @__PURE__ */ new Set(), touched: /* @__PURE__ */ new Set() };
+  let drawnStructure = -1;
+  let drawing = null;
+  let action = { status: "idle", seq: 0 };
+  let localSending = false;
+  let pending = null;
+  let lastRequestStatus = "idle";
+  const locked = () => localSending || action.status === "sending";
+  const ctx = {
+    get surface() {
+      return model;
+    },
+    data: () => model.data,
+    /** @param {string} pointer @param {unknown} value */
+    write(pointer, value) {
+      edits.set(pointer, value);
+      model.data = setPointer(model.data, pointer, value);
+      drawing?.refresh();
+    },
+    /** @param {string} componentId @param {Record<string, any>} event @param {import("./a2ui.js").Scope} scope */
+    act(componentId, event, scope) {
+      if (locked()) return;
+      const context = isObj(event.context) ? resolve(event.context, scope) : {};
+      const userAction = { name: asText(event.name), surfaceId, sourceComponentId: componentId, timestamp: (/* @__PURE__ */ new Date()).toISOString(), context };
+      const requestId = newRequestId();
+      pending = requestId;
+      localSending = true;
+      ackError.hidden = true;
+      send({ type: "a2ui-action", requestId, surfaceId, seq: Number(action.seq) || 0, action: userAction });
+      show();
+    },
+    /** @param {string} text */
+    note(text) {
+      note.textContent = text;
+      note.hidden = !text;
+    },
+    locked,
+    ui
+  };
+  retry.addEventListener("click", () => {
+    if (action.status !== "failed" || locked()) return;
+    const requestId = newRequestId();
+    pending = requestId;
+    localSending = true;
+    send({ type: "a2ui-retry", requestId, surfaceId, seq: Number(action.seq) || 0 });
+    show();
+  });
+  const replay = (ops) => {
+    const texts = ops.map((op) => safeJson(op));
+    const prefix = applied.length <= texts.length && applied.every((t, i) => t === texts[i]);
+    let changed = "";
+    if (!prefix) {
+      model = newSurface(surfaceId);
+      applied = [];
+      changed = "structure";
+    }
+    for (let i = applied.length; i < ops.length; i++) {
+      const what = applyMessage(model, ops[i]);
+      const op = ops[i];
+      if (prefix && isObj(op?.updateDataModel)) {
+        const path = typeof op.updateDataModel.path === "string" ? op.updateDataModel.path : "/";
+        for (const k of [...edits.keys()]) if (path === "/" || k === path || k.startsWith(`${path}/`)) edits.delete(k);
+      }
+      if (what) changed = changed === "structure" ? changed : what;
+    }
+    if (!prefix) for (const [k, v] of edits) model.data = setPointer(model.data, k, v);
+    applied = texts;
+    return changed;
+  };
+  const draw = () => {
+    drawnStructure = model.structure;
+    if (model.deleted) {
+      body.replaceChildren(h("div", { cls: "agui-hint", text: "(the agent closed this interface)" }));
+      drawing = null;
+      return;
+    }
+    const focused = document.activeElement instanceof HTMLElement && body.contains(document.activeElement) ? document.activeElement.closest("[data-component-id]") : null;
+    const focusId = focused instanceof HTMLElement ? focused.dataset.componentId : null;
+    const drawn = renderSurface(ctx);
+    body.replaceChildren(drawn.node);
+    drawing = drawn;
+    if (focusId) body.querySelector(`[data-component-id="${CSS.escape(focusId)}"] .agui-a2-input, [data-component-id="${CSS.escape(focusId)}"] button`)?.focus();
+  };
+  const show = () => {
+    node.dataset.actionStatus = localSending ? "sending" : asText(action.status);
+    const status = localSending ? "sending" : asText(action.status);
+    const name = asText(action.name);
+    const by = action.decidedBy ? ` (by ${asText(action.decidedBy)})` : "";
+    statusLine.textContent = status === "sending" ? `Sending ${name || "your action"}…` : status === "done" ? `Sent ${name}${by}${action.outcome ? ` → ${asText(action.outcome)}` : ""}` : status === "failed" ? `Sending ${name} failed${by}: ${asText(action.error)}` : "";
+    statusLine.hidden = !statusLine.textContent;
+    statusLine.classList.toggle("agui-error", status === "failed");
+    retry.hidden = status !== "failed";
+    retry.disabled = locked();
+    drawing?.refresh();
+  };
+  return {
+    node,
+    /** @param {any} s */
+    update(s) {
+      const changed = replay(Array.isArray(s.operations) ? s.operations : []);
+      const title = model.agentName ? `${model.agentName} · ${surfaceId}` : surfaceId;
+      header.textContent = title;
+      const next = isObj(s.action) ? s.action : { status: "idle", seq: 0 };
+      if (localSending && (next.status !== lastRequestStatus || next.seq !== action.seq)) localSending = false;
+      action = next;
+      lastRequestStatus = asText(next.status);
+      if (changed === "structure" || drawnStructure !== model.structure || !drawing) draw();
+      else if (changed === "data") drawing.refresh();
+      show();
+    },
+    /** @param {any} msg */
+    handleAck(msg) {
+      if (msg.requestId !== pending) return;
+      pending = null;
+      if (msg.accepted === true) return;
+      localSending = false;
+      ackError.textContent = asText(msg.error) || "The kernel did not accept this action.";
+      ackError.hidden = false;
+      show();
+    },
+    problems: () => model.problems.slice(0, 20)
+  };
+}
 
 // src/view.js
 var RUN_STATUS_TEXT = (
@@ -1427,7 +2343,7 @@ var RUN_STATUS_TEXT = (
 function render({ model, el }) {
   const root = h("div", { cls: "agui-chat" });
   const style = h("style");
-  style.textContent = CSS;
+  style.textContent = CSS2;
   const statusSpinner = h("span", { cls: "agui-spinner", attrs: { "aria-hidden": "true" } });
   const statusText = h("span", {});
   const status = h("div", { cls: "agui-status", attrs: { role: "status" } }, [statusSpinner, statusText]);
@@ -1467,6 +2383,10 @@ function render({ model, el }) {
         return errorEntry(item);
       case "notice":
         return noticeEntry(item);
+      case "activity":
+        return activityEntry(item);
+      case "a2ui":
+        return a2uiEntry(item, env);
       default:
         return unknownEntry(item, kind);
     }

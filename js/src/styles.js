@@ -126,4 +126,51 @@ body[data-jp-theme-light="false"] .agui-chat, body.vscode-dark .agui-chat { --ag
 .agui-chat .agui-state, .agui-chat .agui-audit { font-size: 0.9em; }
 .agui-chat .agui-audit-table { border-collapse: collapse; }
 .agui-chat .agui-audit-table th, .agui-chat .agui-audit-table td { border: 1px solid var(--agui-border); padding: 1px 4px; text-align: left; vertical-align: top; }
+.agui-chat .agui-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+/* Activity messages */
+.agui-chat .agui-activity { border: 1px solid var(--agui-border); background: var(--agui-bg1); }
+.agui-chat .agui-activity-title { font-weight: 600; }
+.agui-chat .agui-checklist-progress { width: 100%; max-width: 320px; height: 0.7em; }
+.agui-chat .agui-checklist { margin: 4px 0; padding-left: 1.6em; }
+.agui-chat .agui-checklist-item[data-state=done] .agui-checklist-mark { color: var(--agui-success); }
+.agui-chat .agui-checklist-item[data-state=active] { font-weight: 600; }
+.agui-chat .agui-checklist-item[data-state=active] .agui-checklist-mark { color: var(--agui-brand); }
+.agui-chat .agui-checklist-item[data-state=failed] .agui-checklist-mark { color: var(--agui-error); }
+.agui-chat .agui-checklist-item[data-state=pending] { color: var(--agui-muted); }
+.agui-chat .agui-search-results { margin: 4px 0; padding-left: 1.6em; }
+/* A2UI surfaces (no style comes from data: layout hints map to these classes) */
+.agui-chat .agui-a2ui-surface { border: 1px solid var(--agui-border1); border-left: 3px solid var(--agui-brand); border-radius: 4px; padding: 6px 8px; background: var(--agui-bg1); display: flex; flex-direction: column; gap: 6px; }
+.agui-chat .agui-a2ui-surface[data-action-status=done] { border-left-color: var(--agui-success); }
+.agui-chat .agui-a2ui-surface[data-action-status=failed] { border-left-color: var(--agui-error); }
+.agui-chat .agui-a2ui-head { font-size: 0.85em; }
+.agui-chat .agui-a2-row, .agui-chat .agui-a2-list[data-direction=horizontal] { display: flex; flex-direction: row; flex-wrap: wrap; gap: 8px; align-items: stretch; }
+.agui-chat .agui-a2-column, .agui-chat .agui-a2-list { display: flex; flex-direction: column; gap: 6px; }
+.agui-chat [data-justify=center] { justify-content: center; }
+.agui-chat [data-justify=end] { justify-content: flex-end; }
+.agui-chat [data-justify=spaceBetween] { justify-content: space-between; }
+.agui-chat [data-justify=spaceAround] { justify-content: space-around; }
+.agui-chat [data-justify=spaceEvenly] { justify-content: space-evenly; }
+.agui-chat [data-align=start] { align-items: flex-start; }
+.agui-chat [data-align=center] { align-items: center; }
+.agui-chat [data-align=end] { align-items: flex-end; }
+.agui-chat .agui-a2-w1 { flex: 1 1 0; } .agui-chat .agui-a2-w2 { flex: 2 1 0; } .agui-chat .agui-a2-w3 { flex: 3 1 0; }
+.agui-chat .agui-a2-w4 { flex: 4 1 0; } .agui-chat .agui-a2-w5 { flex: 5 1 0; }
+.agui-chat .agui-a2-card { border: 1px solid var(--agui-border); border-radius: 4px; padding: 6px 8px; background: var(--agui-bg); }
+.agui-chat .agui-a2-text[data-variant=h1] { font-size: 1.5em; font-weight: 600; }
+.agui-chat .agui-a2-text[data-variant=h2] { font-size: 1.3em; font-weight: 600; }
+.agui-chat .agui-a2-text[data-variant=h3] { font-size: 1.15em; font-weight: 600; }
+.agui-chat .agui-a2-text:is([data-variant=h4], [data-variant=h5]) { font-weight: 600; }
+.agui-chat .agui-a2-text[data-variant=caption] { font-size: 0.85em; color: var(--agui-muted); }
+.agui-chat .agui-a2-divider { border: none; border-top: 1px solid var(--agui-border); margin: 4px 0; width: 100%; }
+.agui-chat .agui-a2-divider.agui-a2-vertical { border-top: none; border-left: 1px solid var(--agui-border); width: auto; align-self: stretch; }
+.agui-chat .agui-a2-image img { max-width: 100%; max-height: 320px; }
+.agui-chat .agui-a2-tabbar { display: flex; gap: 4px; border-bottom: 1px solid var(--agui-border); }
+.agui-chat .agui-a2-tab[aria-selected=true] { border-color: var(--agui-brand); font-weight: 600; }
+.agui-chat .agui-a2-choices { border: 1px solid var(--agui-border); border-radius: 3px; padding: 4px 8px; margin: 0; display: flex; flex-direction: column; gap: 2px; }
+.agui-chat .agui-a2-chips { flex-direction: row; flex-wrap: wrap; gap: 8px; }
+.agui-chat .agui-a2-field { display: flex; flex-direction: column; gap: 2px; }
+.agui-chat .agui-a2-checkbox { flex-direction: row; align-items: center; }
+.agui-chat .agui-a2-modal-content { border: 1px solid var(--agui-border1); border-radius: 4px; padding: 6px 8px; margin-top: 4px; }
+.agui-chat .agui-a2ui-action[data-status=failed], .agui-chat .agui-a2ui-action.agui-error { color: var(--agui-error); }
+.agui-chat .agui-a2ui-problems { margin: 2px 0; padding-left: 1.2em; }
 `;

@@ -4,11 +4,13 @@
  * the audit; it reconciles the item list by key (kind + id) so a streaming update never replaces
  * a node with focus, typed text or open sections in it; it routes acks to the card that sent.
  */
+import { activityEntry } from "./activity.js";
 import { renderAudit } from "./audit.js";
 import { cardEntry } from "./card.js";
 import { h } from "./dom.js";
 import { assistantEntry, errorEntry, noticeEntry, reasoningEntry, toolEntry, unknownEntry, userEntry } from "./items.js";
 import { CSS } from "./styles.js";
+import { a2uiEntry } from "./surface.js";
 import { createTicker } from "./ticker.js";
 import { renderTree } from "./tree.js";
 import { asText, isObj } from "./util.js";
@@ -81,6 +83,10 @@ export function render({ model, el }) {
         return errorEntry(item);
       case "notice":
         return noticeEntry(item);
+      case "activity":
+        return activityEntry(item);
+      case "a2ui":
+        return a2uiEntry(item, env);
       default:
         return unknownEntry(item, kind);
     }
