@@ -8,6 +8,7 @@
 """
 
 from . import policies as _policies
+from ._a2ui import SurfaceAction, act
 from ._agent import Agent
 from ._decisions import Decision, answer, approve, cancel, edit, reject
 from ._errors import (
@@ -28,6 +29,7 @@ from ._errors import (
     UnansweredInterrupts,
     UnknownInterrupt,
 )
+from ._genui import register_activity_renderer
 from ._interrupts import PendingInterrupt
 from ._record import replay_policy as _replay_policy
 from ._reducer import ToolCallInfo
@@ -56,6 +58,7 @@ __all__ = [
     "RunResult",
     "RunStream",
     "StreamTimeout",
+    "SurfaceAction",
     "Thread",
     "ThreadBusy",
     "ToolCallInfo",
@@ -64,9 +67,11 @@ __all__ = [
     "UnansweredInterrupts",
     "UnknownInterrupt",
     "__version__",
+    "act",
     "answer",
     "approve",
     "cancel",
     "edit",
+    "register_activity_renderer",
     "reject",
 ]

@@ -22,14 +22,23 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal
 
+from ._a2ui import SurfaceAction
 from ._decisions import Decision, Decisions, answer, approve, build_resume, cancel, edit, reject
 from ._errors import AGUIError, NothingPending, ResumeRefused, ThreadBusy
 from ._events import type_of
 from ._interrupts import PendingInterrupt
 from ._items import ItemList, card_interrupt, summarize_arguments
+from ._surfaces import MAX_FOLLOW_UPS, SurfaceActions
 from ._thread import RunResult, RunStream, Thread
 from ._waiting import call_in_loop, current_cell_id, kernel_support
-from ._widgets import ChatView, DecideMessage, FrontDecision, RetryMessage
+from ._widgets import (
+    A2UIActionMessage,
+    A2UIRetryMessage,
+    ChatView,
+    DecideMessage,
+    FrontDecision,
+    RetryMessage,
+)
 from .policies import Policy, from_env
 
 __all__ = ["Chat", "ChatResult", "InterruptReissued"]
@@ -57,7 +66,7 @@ class ChatResult(RunResult):
 
 def audit_line(record: dict[str, Any]) -> str:
     """One decision as deterministic text: ``transfer_money(amount=500) -> approve (by you)``."""
-    subject = record.get("tool") or record.get("reason") or "interrupt"
+    subject = record.get("tool") or record.get("action") or record.get("reason") or "interrupt"
     call = f"{subject}({summarize_arguments(record.get('arguments'), 80)})"
     decision = record["decision"]
     changes = record.get("changes")
@@ -119,8 +128,11 @@ class Chat:
         self._card_count = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._view_cell: str | None = None
-        #: A turn continuing after its cell returned (kernels older than ipykernel 7.4).
-        self.background: asyncio.Future[ChatResult] | None = None
+        #: A turn continuing after its cell returned (kernels older than ipykernel 7.4, or a
+        #: surface action taken after the cell's turn ended).
+        self.background: asyncio.Future[Any] | None = None
+        #: Actions on A2UI surfaces (clicks, policies, code), each sent once.
+        self.surfaces = SurfaceActions(self)
 
     def __repr__(self) -> str:
         policy = f", policy={self.policy.name!r}" if self.policy else ""
@@ -148,7 +160,12 @@ class Chat:
         if isinstance(message, str):
             items.add_user(message)
         start = len(self.audit)
-        result = await self._stream(view, self.thread.stream(message, **options))
+        self.surfaces.begin_turn(view)  # a surface click made during this turn continues in it
+        try:
+            result = await self._stream(view, self.thread.stream(message, **options))
+        except BaseException:
+            self.surfaces.end_turn(view)
+            raise
         if result.outcome == "interrupt" and self._needs_background(result.interrupts):
             # This kernel delivers clicks only once the cell ends: return now and let the
             # card's decision resume the thread in the background (design/kernel-waiting.md).
@@ -157,8 +174,22 @@ class Chat:
         return await self._finish(view, result, start)
 
     async def _finish(self, view: ChatView, result: RunResult, start: int) -> ChatResult:
-        while result.outcome == "interrupt":
-            result = await self._settle(view, result.interrupts)
+        """Answer interrupts and take surface actions until the turn rests; then end it."""
+        try:
+            for _ in range(MAX_FOLLOW_UPS + 1):
+                while result.outcome == "interrupt":
+                    result = await self._settle(view, result.interrupts)
+                follow = await self.surfaces.next_action(view)
+                if follow is None:
+                    break
+                result = follow
+            else:
+                raise RuntimeError(
+                    f"more than {MAX_FOLLOW_UPS} surface actions in one turn; stopping "
+                    "(does the policy answer a form the agent keeps showing?)"
+                )
+        finally:
+            self.surfaces.end_turn(view)
         view.status = "idle"
         return ChatResult(**_fields(result), decisions=self.audit[start:])
 
@@ -170,7 +201,8 @@ class Chat:
         return not all(i.tool_name in self.always_allow for i in interrupts)
 
     async def wait(self) -> ChatResult | None:
-        """The final result of a turn continuing in the background (older kernels), if any."""
+        """The final result of a turn continuing in the background (older kernels, or a surface
+        action taken after its cell returned), if any."""
         task = self.background
         return None if task is None else await task
 
@@ -354,14 +386,25 @@ class Chat:
 
     # -- messages from the front end (delivered on the loop thread) ------------------------
 
-    def _on_front_message(self, view: ChatView, message: DecideMessage | RetryMessage) -> None:
+    def _on_front_message(
+        self,
+        view: ChatView,
+        message: DecideMessage | RetryMessage | A2UIActionMessage | A2UIRetryMessage,
+    ) -> None:
         loop = self._loop
         if loop is None:
             view.ack(message.requestId, accepted=False, error="nothing is waiting for a decision")
             return
         call_in_loop(loop, self._handle_front_message, view, message)
 
-    def _handle_front_message(self, view: ChatView, message: DecideMessage | RetryMessage) -> None:
+    def _handle_front_message(
+        self,
+        view: ChatView,
+        message: DecideMessage | RetryMessage | A2UIActionMessage | A2UIRetryMessage,
+    ) -> None:
+        if isinstance(message, A2UIActionMessage | A2UIRetryMessage):
+            self.surfaces.handle(view, message)
+            return
         card = self._cards.get(message.card)
         if card is None:
             view.ack(message.requestId, accepted=False, error="unknown card")
@@ -524,7 +567,11 @@ class Chat:
         self._sync_audit(card.view)
 
     def _sync_audit(self, view: ChatView) -> None:
-        view.audit = [dict(r) for r in self.audit if self._cards[r["card"]].view is view]
+        view.audit = [dict(r) for r in self.audit if self._view_of(r) is view]
+
+    def _view_of(self, record: dict[str, Any]) -> ChatView | None:
+        card = self._cards.get(record["card"])
+        return card.view if card is not None else self.surfaces.audit_views.get(record["card"])
 
     def _mark_tools(self, card: _Card, decisions: dict[str, Decision]) -> None:
         for interrupt in card.interrupts:
@@ -549,6 +596,41 @@ class Chat:
     def audit_text(self) -> str:
         """The audit log as deterministic text lines (no times, no ids)."""
         return "\n".join(audit_line(r) for r in self.audit)
+
+    async def act(
+        self,
+        name: str | SurfaceAction | None = None,
+        values: dict[str, Any] | None = None,
+        *,
+        surface: str | None = None,
+    ) -> ChatResult:
+        """Take an action on a shown A2UI surface in code, as a person's click would: type
+        ``values`` (``{"/json/pointer": value}``) into its data model, press the button whose
+        action is ``name``, and stream the run that carries it into the surface's view.
+
+        >>> await chat.act("submit_transfer", {"/transfer/amount": 250})   # doctest: +SKIP
+        """
+        self._loop = asyncio.get_running_loop()
+        spec = (
+            name
+            if isinstance(name, SurfaceAction)
+            else SurfaceAction(name, dict(values or {}), surface)
+        )
+        action = self.surfaces.reserve_in_code(self.views, spec)
+        view = action.view
+        start = len(self.audit) - 1
+        self.surfaces.begin_turn(view)
+        try:
+            result = await self.surfaces.run(action)
+        except BaseException:
+            self.surfaces.end_turn(view)
+            raise
+        if result is None:
+            self.surfaces.end_turn(view)
+            raise RuntimeError(
+                "the action was not sent: the thread waits for answers to its interrupts"
+            )
+        return await self._finish(view, result, start)
 
     async def resume(self, decisions: Decisions) -> ChatResult:
         """Answer the thread's pending interrupts in code, streaming into the latest view."""

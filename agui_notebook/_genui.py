@@ -203,6 +203,10 @@ class GenUIItems:
                 out.append(surface)
         return out
 
+    def operations(self, surface_id: str) -> list[dict[str, Any]]:
+        """The A2UI messages that built a surface, in order."""
+        return list(self._surface_ops.get(surface_id, []))
+
     def owner_item_id(self, surface_id: str) -> str | None:
         mid = self._surface_owner.get(surface_id)
         return f"activity:{mid}" if mid is not None else None

@@ -21,7 +21,16 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from ._items import ItemList
 from ._static import chat_js_path
 
-__all__ = ["ChatView", "DecideMessage", "FrontDecision", "RetryMessage", "parse_front_message"]
+__all__ = [
+    "A2UIActionMessage",
+    "A2UIRetryMessage",
+    "ChatView",
+    "DecideMessage",
+    "FrontDecision",
+    "FrontMessage",
+    "RetryMessage",
+    "parse_front_message",
+]
 
 
 class _Msg(BaseModel):
@@ -49,11 +58,43 @@ class RetryMessage(_Msg):
     card: str
 
 
-FrontMessage = Annotated[DecideMessage | RetryMessage, Field(discriminator="type")]
-_FRONT = TypeAdapter(FrontMessage)
+class UserAction(_Msg):
+    """A2UI v0.9's client-to-server ``action``, as a surface's button built it."""
+
+    name: str = Field(min_length=1, max_length=500)
+    surfaceId: str = Field(min_length=1, max_length=500)
+    sourceComponentId: str = Field(min_length=1, max_length=500)
+    timestamp: str = Field(max_length=100)
+    context: dict[str, Any]
 
 
-def parse_front_message(content: Any) -> DecideMessage | RetryMessage:
+class A2UIActionMessage(_Msg):
+    type: Literal["a2ui-action"]
+    requestId: str = Field(min_length=1, max_length=200)
+    surfaceId: str = Field(min_length=1, max_length=500)
+    seq: int = Field(ge=0)
+    action: UserAction
+
+
+class A2UIRetryMessage(_Msg):
+    type: Literal["a2ui-retry"]
+    requestId: str = Field(min_length=1, max_length=200)
+    surfaceId: str = Field(min_length=1, max_length=500)
+    seq: int = Field(ge=0)
+
+
+FrontMessage = Annotated[
+    DecideMessage | RetryMessage | A2UIActionMessage | A2UIRetryMessage,
+    Field(discriminator="type"),
+]
+_FRONT: TypeAdapter[DecideMessage | RetryMessage | A2UIActionMessage | A2UIRetryMessage] = (
+    TypeAdapter(FrontMessage)
+)
+
+
+def parse_front_message(
+    content: Any,
+) -> DecideMessage | RetryMessage | A2UIActionMessage | A2UIRetryMessage:
     """Validate a message from the front end; raises ``ValueError`` with a readable reason."""
     try:
         return _FRONT.validate_python(content)

@@ -1,7 +1,9 @@
 """Headless decisions: who answers an interrupt when nobody clicks. Pure.
 
 A policy looks at one pending interrupt and returns a decision, or ``None`` to leave it to a
-person (or to the wait's timeout default). Pass one to ``agent.chat(policy=...)``, or set the
+person (or to the wait's timeout default). A policy may also answer A2UI surfaces: an ``act``
+method gets each surface with actions once it is shown (and again when it changes) and returns a
+:class:`~agui_notebook.SurfaceAction` (what to type, which button to press) or ``None``. Pass one to ``agent.chat(policy=...)``, or set the
 environment variable ``AGUI_NOTEBOOK_POLICY`` so nbval, papermill and CI runs need no code change
 (kernels inherit the runner's environment):
 
@@ -12,7 +14,9 @@ environment variable ``AGUI_NOTEBOOK_POLICY`` so nbval, papermill and CI runs ne
 ``reject`` / ``reject:<reason>``   :func:`reject_all`
 ``cancel``                         :func:`cancel_all`
 ``script:<d1>;<d2>;...``           :func:`scripted`; each ``approve``, ``reject[:reason]``,
-                                   ``cancel``, ``edit:<json object>``, ``answer:<json>``
+                                   ``cancel``, ``edit:<json object>``, ``answer:<json>``, or
+                                   ``act:<name>[:<json object of pointer: value>]`` (an A2UI
+                                   surface's action, see :func:`agui_notebook.act`)
 ``rules:<path.json>``              :func:`rules` from a JSON list of
                                    ``{"tool": glob, "args": {...}, "decision": ..., "reason": ...}``
 ``replay:<path.jsonl>``            decisions as recorded (see ``agui_notebook.record``)
@@ -35,12 +39,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from ._a2ui import Surface, SurfaceAction, act
 from ._decisions import Decision, answer, approve, cancel, edit, reject
 from ._interrupts import PendingInterrupt
 
 __all__ = [
     "ENV_VAR",
     "Policy",
+    "SurfacePolicy",
     "approve_all",
     "cancel_all",
     "from_env",
@@ -60,6 +66,18 @@ class Policy(Protocol):
     name: str
 
     def decide(self, interrupt: PendingInterrupt) -> Decision | None: ...
+
+
+@runtime_checkable
+class SurfacePolicy(Protocol):
+    """A policy that also answers A2UI surfaces (the chat calls ``act`` when it has one)."""
+
+    name: str
+
+    def act(self, surface: Surface) -> SurfaceAction | None: ...
+
+
+Step = Decision | SurfaceAction
 
 
 @dataclass
@@ -88,7 +106,7 @@ def cancel_all() -> Policy:
 
 @dataclass
 class _Scripted:
-    decisions: list[Decision]
+    decisions: list[Step]
     name: str = "scripted"
     used: int = 0
 
@@ -99,12 +117,31 @@ class _Scripted:
                 f"({interrupt.tool_name or interrupt.reason}); it had {len(self.decisions)}"
             )
         decision = self.decisions[self.used]
+        if isinstance(decision, SurfaceAction):
+            raise LookupError(
+                f"the scripted policy's next step is {decision} (step {self.used + 1}), but "
+                f"interrupt {interrupt.id} ({interrupt.tool_name or interrupt.reason}) came first"
+            )
         self.used += 1
         return decision
 
+    def act(self, surface: Surface) -> SurfaceAction | None:
+        """The next step when it is a surface action for ``surface``; else leave it alone."""
+        if self.used >= len(self.decisions):
+            return None
+        step = self.decisions[self.used]
+        if not isinstance(step, SurfaceAction) or step.surface not in (None, surface.id):
+            return None
+        self.used += 1
+        return step
 
-def scripted(decisions: Iterable[Decision], name: str = "scripted") -> Policy:
-    """Use ``decisions`` in order, one per interrupt; running out is an error, not a guess."""
+
+def scripted(decisions: Iterable[Step], name: str = "scripted") -> Policy:
+    """Use ``decisions`` in order, one per interrupt; running out is an error, not a guess.
+
+    Steps may also be surface actions (:func:`agui_notebook.act`): each answers the next A2UI
+    surface with actions that the agent shows, in the same order as the run asks.
+    """
     return _Scripted(list(decisions), name)
 
 
@@ -165,6 +202,18 @@ def _rule(spec: Mapping[str, Any]) -> _Rule:
     return _Rule(spec.get("tool"), dict(spec.get("args") or {}), spec.get("when"), decision)
 
 
+def _step_from_text(text: str) -> Step:
+    """A script step: a decision, or ``act:<name>[:<json object of pointer: value>]``."""
+    kind, _, rest = text.partition(":")
+    if kind.strip().lower() != "act":
+        return _decision_from_text(text)
+    name, _, values = rest.partition(":")
+    parsed = json.loads(values) if values.strip() else {}
+    if not isinstance(parsed, dict):
+        raise ValueError("act:<name>:<json> needs a JSON object of JSON Pointer -> value")
+    return act(name.strip() or None, parsed)
+
+
 def _decision_from_text(text: str, reason: str | None = None) -> Decision:
     kind, _, rest = text.partition(":")
     kind = kind.strip().lower()
@@ -207,7 +256,7 @@ def parse(spec: str) -> Policy:
     if kind == "cancel":
         return cancel_all()
     if kind == "script":
-        return scripted([_decision_from_text(p) for p in rest.split(";") if p.strip()])
+        return scripted([_step_from_text(p) for p in rest.split(";") if p.strip()])
     if kind == "rules":
         with open(rest, encoding="utf-8") as fh:
             specs = json.load(fh)

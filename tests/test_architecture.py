@@ -122,7 +122,7 @@ CORE = {
 }  # fmt: skip
 EFFECTS = {"_http", "_waiting", "_widgets", "_static", "_notebooks"}
 # The session layers, lowest first: each may import the ones before it, never one after it.
-SESSION = ["_thread", "_chat", "_agent", "_record"]
+SESSION = ["_thread", "_surfaces", "_chat", "_agent", "_record"]
 FACADES = {PACKAGE, "record", "__main__"}
 DEMO = "demo"
 

@@ -27,6 +27,7 @@ PUBLIC = {
     "RunResult",
     "RunStream",
     "StreamTimeout",
+    "SurfaceAction",
     "Thread",
     "ThreadBusy",
     "ToolCallInfo",
@@ -35,10 +36,12 @@ PUBLIC = {
     "UnansweredInterrupts",
     "UnknownInterrupt",
     "__version__",
+    "act",
     "answer",
     "approve",
     "cancel",
     "edit",
+    "register_activity_renderer",
     "reject",
 }
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ag_ui.core import (
+    ActivityDeltaEvent,
+    ActivitySnapshotEvent,
     AssistantMessage,
     BaseEvent,
     FunctionCall,
@@ -180,6 +182,30 @@ class RunScript:
         self.messages.append(
             ToolMessage(id=message_id, role="tool", content=content, tool_call_id=tool_call_id)
         )
+
+    # --- activities (spec: events/activity; front-end only, not part of the history) ---------
+
+    def activity_snapshot(self, message_id: str, activity_type: str, content: JSON) -> None:
+        self.steps.append(
+            ActivitySnapshotEvent(
+                message_id=message_id,
+                activity_type=activity_type,
+                content=json.loads(json.dumps(content)),
+                replace=True,
+            )
+        )
+
+    def activity_delta(self, message_id: str, activity_type: str, patch: list[JSON]) -> None:
+        self.steps.append(
+            ActivityDeltaEvent.model_validate(
+                {"messageId": message_id, "activityType": activity_type, "patch": patch}
+            )
+        )
+
+    def pause_step(self) -> None:
+        """The pause between two steps of a task (ten text deltas' worth)."""
+        if self.options.text_delay > 0:
+            self.steps.append(Pause(self.options.text_delay * 10))
 
     # --- helpers ------------------------------------------------------------------------------
 

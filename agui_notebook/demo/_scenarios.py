@@ -21,6 +21,10 @@ message contains                       the run
                                        frequency) described by responseSchema
 "expir", "quick"                       transfer_money approval whose expiresAt is ``expires_in``
                                        seconds ahead (default 60)
+"month-end", "progress", "checklist"   a multi-step task reporting progress: PLAN and SEARCH
+                                       activities (snapshot, then JSON Patch deltas)
+"transfer form", "payment form",       an A2UI v0.9 transfer form (a2ui-surface activity); its
+"a form"                               submission comes back as forwardedProps.a2uiAction
 "close account"                        confirmation interrupt (no tool call) to close an account
 "cancel subscription", "unsubscribe"   cancel_subscription(subscription_id) approval
 "transfer", "send money"               transfer_money(from_account, to_account, amount, currency)
@@ -54,7 +58,7 @@ from typing import Any
 import jsonpatch
 from ag_ui.core import Interrupt, RunAgentInput, UserMessage
 
-from . import _bank
+from . import _bank, _generative
 from ._emit import NewId, PlannedCall, RunScript, Step
 from ._options import DemoOptions
 from ._resume import Refusal, apply_resume, check_resume
@@ -95,8 +99,11 @@ class DemoAgent:
         """The events (and pauses) of the run ``run_input`` asks for, in wire order."""
         now = now or datetime.now(timezone.utc)
         script = RunScript(run_input.thread_id, run_input.run_id, self.options, self.new_id)
+        action = _generative.user_action_of(run_input.forwarded_props)
         if run_input.resume:
             self._resume(run_input, script, now)
+        elif action is not None:
+            self._act(run_input, action, script, now)
         else:
             self._reply(run_input, script, now)
         return script.steps
@@ -115,6 +122,23 @@ class DemoAgent:
             return _refuse(script, refusal)
         script.start()
         apply_resume(record, run_input.resume, script, self)
+        record.add_messages(script.messages)
+
+    def _act(self, run_input: RunAgentInput, action: Any, script: RunScript, now: datetime) -> None:
+        """A person's (or a policy's) action on an A2UI surface this thread showed."""
+        record = self.threads.get(run_input.thread_id)
+        if record is None:
+            message = f"Unknown thread {run_input.thread_id!r}: no surface to act on."
+            return _refuse(script, Refusal(THREAD_NOT_FOUND, message))
+        if record.pending:
+            message = f"Thread {record.thread_id} is waiting for answers to its interrupts first."
+            return _refuse(script, Refusal(INTERRUPT_PENDING, message))
+        refusal = _generative.check_action(record, action)
+        if refusal:
+            return _refuse(script, refusal)
+        script.start()
+        script.state_snapshot(record.state)
+        _generative.apply_action(_Turn(self, record, script, "", now), action)
         record.add_messages(script.messages)
 
     def _reply(self, run_input: RunAgentInput, script: RunScript, now: datetime) -> None:
@@ -359,6 +383,8 @@ SCENARIOS: list[tuple[tuple[str, ...], Scenario]] = [
     (("pay bills", "bills"), _pay_bills),
     (("schedule",), _schedule),
     (("expir", "quick"), _expiring),
+    (("month-end", "month end", "progress", "checklist"), _generative.month_end),
+    (("transfer form", "payment form", "a form"), _generative.transfer_form),
     (("close account",), _close_account),
     (("cancel subscription", "unsubscribe"), _cancel_subscription),
     (("transfer", "send money"), _transfer),

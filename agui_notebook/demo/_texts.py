@@ -14,6 +14,8 @@ Hi! I'm the demo banking assistant: scripted, no API key, no LLM. Try one of the
 - "Schedule a payment": a form asking for a date, an amount and a memo
 - "Quick transfer": an approval that expires soon
 - "Close account 1111222233": a confirmation
+- "Run the month-end checks": a task that reports its progress live (activities)
+- "Open a transfer form": a form drawn in the cell (A2UI); submit it to move money
 - "Think about my savings": reasoning, then an answer
 - "Tell me a long story": a long streamed answer (try stopping it)
 - "Show me an error": a deliberate RUN_ERROR

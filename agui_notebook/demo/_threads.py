@@ -27,6 +27,10 @@ RESUME_INCOMPLETE = "RESUME_INCOMPLETE"
 RESUME_EXPIRED = "RESUME_EXPIRED"
 RESUME_INVALID_PAYLOAD = "RESUME_INVALID_PAYLOAD"
 DEMO_ERROR = "DEMO_ERROR"
+A2UI_INVALID_ACTION = "A2UI_INVALID_ACTION"
+A2UI_UNKNOWN_SURFACE = "A2UI_UNKNOWN_SURFACE"
+A2UI_SURFACE_CLOSED = "A2UI_SURFACE_CLOSED"
+A2UI_UNKNOWN_ACTION = "A2UI_UNKNOWN_ACTION"
 
 ERROR_CODES = (
     THREAD_NOT_FOUND,
@@ -38,6 +42,10 @@ ERROR_CODES = (
     RESUME_EXPIRED,
     RESUME_INVALID_PAYLOAD,
     DEMO_ERROR,
+    A2UI_INVALID_ACTION,
+    A2UI_UNKNOWN_SURFACE,
+    A2UI_SURFACE_CLOSED,
+    A2UI_UNKNOWN_ACTION,
 )
 
 ActionKind = Literal["tool", "form", "confirmation"]
@@ -63,12 +71,22 @@ class PendingAction:
 
 
 @dataclass
+class SurfaceRecord:
+    """An A2UI surface the demo showed on a thread, and what became of it."""
+
+    surface_id: str
+    kind: str
+    status: Literal["open", "submitted", "cancelled"] = "open"
+
+
+@dataclass
 class ThreadRecord:
     thread_id: str
     state: JSON = field(default_factory=_bank.initial_state)
     messages: list[Message] = field(default_factory=list)
     pending: dict[str, PendingAction] = field(default_factory=dict)  # in the order raised
     answered: set[str] = field(default_factory=set)
+    surfaces: dict[str, SurfaceRecord] = field(default_factory=dict)
 
     def add_messages(self, messages: list[Message]) -> None:
         known = {m.id for m in self.messages}

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +35,35 @@ from agui_notebook.demo._threads import ERROR_CODES
 
 JSON = dict[str, Any]
 Interrupts = list[JSON]
-# After the first run: resume entries built from its interrupts, or a new user message.
-Next = Callable[[Interrupts], list[JSON]] | str
+
+
+@dataclass(frozen=True)
+class Act:
+    """An A2UI action on the first surface the conversation showed (forwardedProps.a2uiAction)."""
+
+    name: str
+    context: JSON = field(default_factory=dict)
+    surface: str | None = None  # another surface id than the one shown (a refusal)
+    raw: Any = None  # sent as the userAction as it is (a malformed one)
+
+    def body(self, thread: str, surface_id: str | None, run_id: str) -> JSON:
+        action = self.raw
+        if action is None:
+            action = {
+                "name": self.name,
+                "surfaceId": self.surface or surface_id,
+                "sourceComponentId": "submit",
+                "timestamp": "2030-03-01T12:00:00Z",
+                "context": self.context,
+            }
+        data = body(thread, run_id=run_id)
+        data["forwardedProps"] = {"a2uiAction": {"userAction": action}}
+        return data
+
+
+# After the first run: resume entries built from its interrupts, a new user message, or an action.
+Next = Callable[[Interrupts], list[JSON]] | str | Act
+GOOD_TRANSFER = {"from": ["1234567890"], "to": "0987654321", "amount": "250", "currency": ["EUR"]}
 EXPIRES_IN = 0.2
 
 
@@ -108,6 +136,32 @@ CONVERSATIONS: dict[str, tuple[str | None, list[Next]]] = {
     "refused-invalid-payload": (TRANSFER, [first({"accepted": True}), approve_all]),
     "refused-already-applied": (TRANSFER, [approve_all, approve_all]),
     "refused-expired": ("quick transfer", ["wait", approve_all, cancel_all]),
+    "month-end-progress": ("run the month-end checks", []),
+    "transfer-form-submit": ("open a transfer form", [Act("submit_transfer", GOOD_TRANSFER)]),
+    "transfer-form-correct": (
+        "open a transfer form",
+        [
+            Act("submit_transfer", {**GOOD_TRANSFER, "to": "123"}),
+            Act("submit_transfer", GOOD_TRANSFER),
+        ],
+    ),
+    "transfer-form-cancel": ("open a transfer form", [Act("cancel_transfer")]),
+    "refused-a2ui-invalid": (
+        "open a transfer form",
+        [Act("", raw="submit"), Act("cancel_transfer")],
+    ),
+    "refused-a2ui-unknown-surface": (
+        "open a transfer form",
+        [Act("submit_transfer", GOOD_TRANSFER, surface="no-such-surface")],
+    ),
+    "refused-a2ui-unknown-action": (
+        "open a transfer form",
+        [Act("explode"), Act("cancel_transfer")],
+    ),
+    "refused-a2ui-closed": (
+        "open a transfer form",
+        [Act("submit_transfer", GOOD_TRANSFER), Act("submit_transfer", GOOD_TRANSFER)],
+    ),
 }
 
 Validate = Callable[[JSON], Awaitable[tuple[TransportResult, list[JSON]]]]
@@ -119,19 +173,32 @@ async def converse(name: str, validate: Validate) -> list[tuple[TransportResult,
     thread = f"thread-{name}-{uuid.uuid4().hex[:6]}"
     results: list[tuple[TransportResult, list[JSON]]] = []
     interrupts: Interrupts = []
+    surface_id: str | None = None
     if text is not None:
         results.append(await validate(body(thread, text, run_id="run-0")))
         interrupts = _interrupts(results[-1][1])
+        surface_id = _surface(results[-1][1])
     for n, step in enumerate(nexts, start=1):
         if step == "wait":
             await asyncio.sleep(EXPIRES_IN + 0.1)
             continue
-        if isinstance(step, str):
+        if isinstance(step, Act):
+            data = step.body(thread, surface_id, run_id=f"run-{n}")
+        elif isinstance(step, str):
             data = body(thread, step, run_id=f"run-{n}")
         else:
             data = body(thread, resume=step(interrupts), run_id=f"run-{n}")
         results.append(await validate(data))
     return results
+
+
+def _surface(events: list[JSON]) -> str | None:
+    for event in events:
+        if event["type"] == "ACTIVITY_SNAPSHOT":
+            for op in event["content"].get("a2ui_operations", []):
+                if "createSurface" in op:
+                    return str(op["createSurface"]["surfaceId"])
+    return None
 
 
 def _interrupts(events: list[JSON]) -> Interrupts:
@@ -169,6 +236,10 @@ REFUSALS = {
     "refused-already-applied": "RESUME_ALREADY_APPLIED",
     "refused-expired": "RESUME_EXPIRED",
     "deliberate-error": "DEMO_ERROR",
+    "refused-a2ui-invalid": "A2UI_INVALID_ACTION",
+    "refused-a2ui-unknown-surface": "A2UI_UNKNOWN_SURFACE",
+    "refused-a2ui-unknown-action": "A2UI_UNKNOWN_ACTION",
+    "refused-a2ui-closed": "A2UI_SURFACE_CLOSED",
 }
 
 
