@@ -179,12 +179,39 @@ class Surface:
 
     # -- actions --------------------------------------------------------------------------
 
+    def reachable(self) -> set[str]:
+        """Ids of the components drawn: those reachable from ``root`` (a replaced root leaves
+        its old subtree defined but no longer shown)."""
+        seen: set[str] = set()
+        todo = ["root"]
+        while todo:
+            cid = todo.pop()
+            component = self.components.get(cid)
+            if cid in seen or component is None:
+                continue
+            seen.add(cid)
+            children = component.get("children")
+            if isinstance(children, list):
+                todo.extend(c for c in children if isinstance(c, str))
+            elif isinstance(children, dict) and isinstance(children.get("componentId"), str):
+                todo.append(children["componentId"])
+            for key in ("child", "trigger", "content"):
+                if isinstance(component.get(key), str):
+                    todo.append(component[key])
+            for tab in component.get("tabs") or []:
+                if isinstance(tab, dict) and isinstance(tab.get("child"), str):
+                    todo.append(tab["child"])
+        return seen
+
     def action_components(self) -> dict[str, dict[str, Any]]:
-        """Components whose ``action`` sends an event to the agent, by id."""
+        """Components shown whose ``action`` sends an event to the agent, by id."""
+        shown = self.reachable()
         return {
             cid: c
             for cid, c in self.components.items()
-            if isinstance(c.get("action"), dict) and isinstance(c["action"].get("event"), dict)
+            if cid in shown
+            and isinstance(c.get("action"), dict)
+            and isinstance(c["action"].get("event"), dict)
         }
 
     def find_action(self, name: str | None) -> tuple[str, dict[str, Any]]:
@@ -374,7 +401,8 @@ def action_problem(surface: Surface | None, user_action: Mapping[str, Any]) -> s
     if surface is None or surface.deleted:
         return "this surface is no longer shown"
     name, source = user_action.get("name"), user_action.get("sourceComponentId")
-    component = surface.components.get(source) if isinstance(source, str) else None
+    shown = isinstance(source, str) and source in surface.reachable()
+    component = surface.components.get(source) if shown and isinstance(source, str) else None
     action = component.get("action") if component else None
     event = action.get("event") if isinstance(action, dict) else None
     if not isinstance(event, dict) or event.get("name") != name:
