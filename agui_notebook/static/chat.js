@@ -639,9 +639,10 @@ function activityEntry(item) {
     shown = key;
     node.dataset.renderer = renderer;
     node.dataset.activityType = asText(it?.activityType);
-    const title = textOf(pick(content, o.title, ["/title", "/name"])) || asText(it?.activityType) || "Activity";
+    const title = textOf(pick(content, o.title, ["/title", "/name"]));
     const drawn = renderer === "checklist" ? checklist(content, o) : renderer === "search" ? search(content, o) : null;
-    summary.replaceChildren(h("span", { cls: "agui-label", text: `${asText(it?.activityType) || "activity"} · ` }), title, drawn?.badge ?? "");
+    const type = asText(it?.activityType) || "activity";
+    summary.replaceChildren(h("span", { cls: "agui-label", text: title ? `${type} · ` : type }), title, drawn?.badge ?? "");
     body.replaceChildren(drawn?.node ?? renderTree(content, tree));
   };
   update(item);
@@ -1844,7 +1845,7 @@ function inlineImage(url) {
   return m && IMAGE_TYPES.includes(m[1]) ? url : null;
 }
 function plainMarkdown(s) {
-  return s.replace(/^#{1,6}\s+/gm, "").replace(/(\*\*|__)(.+?)\1/g, "$2").replace(/`([^`]*)`/g, "$1");
+  return s.replace(/^#{1,6}\s+/gm, "").replace(/\*\*([^*\n]+)\*\*/g, "$1").replace(/`([^`\n]*)`/g, "$1");
 }
 function renderSurface(ctx) {
   const run = { ctx, updaters: [], count: 0, live: false };

@@ -57,7 +57,8 @@ export function inlineImage(url) {
 
 /** Markdown shown as plain text: heading marks and emphasis markers dropped, nothing parsed. @param {string} s */
 export function plainMarkdown(s) {
-  return s.replace(/^#{1,6}\s+/gm, "").replace(/(\*\*|__)(.+?)\1/g, "$2").replace(/`([^`]*)`/g, "$1");
+  // Only heading marks, **bold** and `code` markers: underscores stay (identifiers have them).
+  return s.replace(/^#{1,6}\s+/gm, "").replace(/\*\*([^*\n]+)\*\*/g, "$1").replace(/`([^`\n]*)`/g, "$1");
 }
 
 /**

@@ -86,9 +86,10 @@ export function activityEntry(item) {
     shown = key;
     node.dataset.renderer = renderer;
     node.dataset.activityType = asText(it?.activityType);
-    const title = textOf(pick(content, o.title, ["/title", "/name"])) || asText(it?.activityType) || "Activity";
+    const title = textOf(pick(content, o.title, ["/title", "/name"]));
     const drawn = renderer === "checklist" ? checklist(content, o) : renderer === "search" ? search(content, o) : null;
-    summary.replaceChildren(h("span", { cls: "agui-label", text: `${asText(it?.activityType) || "activity"} · ` }), title, drawn?.badge ?? "");
+    const type = asText(it?.activityType) || "activity";
+    summary.replaceChildren(h("span", { cls: "agui-label", text: title ? `${type} · ` : type }), title, drawn?.badge ?? "");
     body.replaceChildren(drawn?.node ?? renderTree(content, tree));
   };
   update(item);

@@ -176,6 +176,7 @@ describe("an A2UI surface", () => {
     expect(inlineImage("javascript:alert(1)")).toBe(null);
     expect(inlineImage("https://x/y.png")).toBe(null);
     expect(plainMarkdown("# Title\n**bold** and `code`")).toBe("Title\nbold and code");
+    expect(plainMarkdown("window.__pwned=1 __init__")).toBe("window.__pwned=1 __init__");
   });
 });
 
