@@ -30,6 +30,14 @@
  *   error                   .agui-error-item (.agui-error-title, .agui-error message, .agui-hint)
  *   notice                  .agui-notice
  *   unknown kind            .agui-unknown (shown as JSON text, never dropped)
+ *   activity                .agui-activity[data-renderer=tree|checklist|search][data-activity-type]
+ *                           (.agui-checklist-item[data-state=done|active|failed|pending],
+ *                           .agui-checklist-count, .agui-search-query, .agui-search-count)
+ *   a2ui                    .agui-a2ui > .agui-a2ui-surface[data-surface-id][data-action-status]
+ *                           (.agui-a2ui-lifecycle, .agui-a2ui-action, .agui-a2ui-note,
+ *                           button[data-action=a2ui-retry]); each component
+ *                           .agui-a2[data-component=<type>][data-component-id]; a button that
+ *                           sends an action: button[data-action=<action name>]
  * Inside a card
  *   one per interrupt       .agui-interrupt[data-interrupt-id][data-mode=tool|form|free]
  *                           (+ .agui-expired once its expiresAt has passed)
@@ -61,6 +69,9 @@
  *   {type: "decide", requestId, card, decisions: {interruptId: {action, reason?, args?, payload?}},
  *    alwaysAllow?: [toolName]}     alwaysAllow only lists tools whose decision is approve or edit
  *   {type: "retry", requestId, card}
+ *   {type: "a2ui-action", requestId, surfaceId, seq, action: {name, surfaceId, sourceComponentId,
+ *    timestamp, context}}       a surface's button (A2UI v0.9 userAction)
+ *   {type: "a2ui-retry", requestId, surfaceId, seq}
  * Messages Python -> JS (msg:custom)
  *   {type: "ack", requestId, accepted, error?}
  */
