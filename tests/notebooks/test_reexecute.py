@@ -62,5 +62,6 @@ def test_the_tutorials_are_found_in_order() -> None:
         "03_headless_and_regression.ipynb",
         "04_microsoft_agent_framework.ipynb",
         "05_state_and_streaming.ipynb",
+        "07_generative_ui.ipynb",
         "08_langgraph.ipynb",
     ]
