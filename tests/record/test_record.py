@@ -482,3 +482,28 @@ async def test_record_msaf_then_replay_without_the_server(tmp_path: Path) -> Non
     await thread.run(MSAF_TRANSFER_TEXT)
     with pytest.raises(ReplayMismatch, match=r"\$\.resume\[0\]\.payload\.approved: recorded true"):
         await thread.resume(reject())
+
+
+async def test_a_chat_with_a_surface_action_replays_offline(tmp_path: Path) -> None:
+    # An A2UI action carries the client's clock (userAction.timestamp): a replay matches it like
+    # an id, while a different action (another amount) is still a mismatch.
+    from agui_notebook import act
+
+    path = tmp_path / "form.jsonl"
+    values = {"/transfer/to": "0987654321", "/transfer/amount": "7"}
+
+    def policy(amount: str) -> Any:
+        return policies.scripted([act("submit_transfer", {**values, "/transfer/amount": amount})])
+
+    recorded = (
+        await record(Agent.demo(text_delay=0), path)
+        .chat(policy=policy("7"), display=False)
+        .send("Open a transfer form")
+    )
+    assert "Transferred 7.00 USD" in recorded.text
+    replayed = (
+        await replay(path).chat(policy=policy("7"), display=False).send("Open a transfer form")
+    )
+    assert replayed.text == recorded.text
+    with pytest.raises(ReplayMismatch, match="amount"):
+        await replay(path).chat(policy=policy("8"), display=False).send("Open a transfer form")
