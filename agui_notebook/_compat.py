@@ -5,6 +5,9 @@ call beside every approval. It never gets a result and is not a tool to show or 
 (design/agui-wire.md). Echoed back in a later request's history, the server strips only the
 first per message and answers the others with a phantom "Tool execution skipped" result, which
 the model then reads; so the history we send leaves them out.
+
+Google ADK's ``adk_request_confirmation`` call (see ``_compat_adk``) is not shown either, but it
+stays in the history: that adapter needs it to pair the answers of a resume with their calls.
 """
 
 from __future__ import annotations
@@ -13,9 +16,14 @@ from typing import Any
 
 from ag_ui.core import ActivityMessage, AssistantMessage
 
-__all__ = ["SYNTHETIC_TOOLS", "outgoing_history"]
+from ._compat_adk import CONFIRMATION_TOOL
 
+__all__ = ["HIDDEN_TOOLS", "SYNTHETIC_TOOLS", "outgoing_history"]
+
+#: Tool calls a server adds beside an approval: not shown, and left out of the history we send.
 SYNTHETIC_TOOLS = frozenset({"confirm_changes"})
+#: Tool calls not shown in a view (they are how a server asks, not tools the agent used).
+HIDDEN_TOOLS = SYNTHETIC_TOOLS | {CONFIRMATION_TOOL}
 
 
 def outgoing_history(messages: list[Any]) -> list[Any]:

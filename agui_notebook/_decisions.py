@@ -5,8 +5,8 @@ a person (or a policy) decided. The payload an agent expects differs per server,
 from the interrupt's ``responseSchema`` (AG-UI 1.1 interrupt-resume: "responseSchema describes the
 answer's expected shape"):
 
-- the approval flag is ``approved`` (spec, pydantic-ai) or ``accepted`` (Microsoft) -- whichever
-  the schema has;
+- the approval flag is ``approved`` (spec, pydantic-ai), ``accepted`` (Microsoft) or ``confirmed``
+  (Google ADK's ToolConfirmation) -- whichever the schema has;
 - edited arguments go in ``editedArgs`` as a full replacement, or, when the schema lists the
   arguments as flat properties (Microsoft), as those keys;
 - a rejection's reason goes in ``reason`` when the schema has one;
@@ -49,6 +49,9 @@ __all__ = [
 ]
 
 DecisionKind = Literal["approve", "reject", "edit", "cancel", "answer"]
+
+#: The yes/no key of an approval payload, by the schemas real servers send (or imply).
+APPROVAL_FLAGS = ("approved", "accepted", "confirmed")
 
 
 @dataclass(frozen=True)
@@ -212,7 +215,7 @@ def _shape_payload(interrupt: PendingInterrupt, decision: Decision, notes: list[
 
 
 def _flag_key(props: Mapping[str, Any], required: Any) -> str | None:
-    candidates = [k for k in ("approved", "accepted") if k in props]
+    candidates = [k for k in APPROVAL_FLAGS if k in props]
     if not candidates:
         return None
     for key in candidates:

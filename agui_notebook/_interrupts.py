@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from ._compat_adk import CONFIRMATION_SCHEMA, tool_confirmation
 from ._compat_langgraph import tool_and_message
 
 __all__ = ["PendingInterrupt", "parse_expiry"]
@@ -85,12 +86,18 @@ class PendingInterrupt:
         metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else None
         name, args = _tool_from_metadata(metadata)
         message = interrupt.message
+        tool_call_id, schema = interrupt.tool_call_id, interrupt.response_schema
+        adk = tool_confirmation(interrupt.reason, metadata)
+        if adk is not None:
+            # Google ADK: the interrupt names its confirmation call; the tool call is the gated one.
+            tool_call_id, name, args = adk
+            schema = schema or CONFIRMATION_SCHEMA
         if name is None:
             # LangGraph: what its interrupt() value carries, the same in both of its styles.
             name, args, question = tool_and_message(metadata)
             args = _maybe_json(args)
             message = message if message is not None else question
-        call = tool_calls.get(interrupt.tool_call_id) if interrupt.tool_call_id else None
+        call = tool_calls.get(tool_call_id) if tool_call_id else None
         if call is not None:
             name = call.name or name
             if call.arguments is not None:
@@ -99,10 +106,10 @@ class PendingInterrupt:
             id=interrupt.id,
             reason=interrupt.reason,
             message=message,
-            tool_call_id=interrupt.tool_call_id,
+            tool_call_id=tool_call_id,
             tool_name=name,
             arguments=args,
-            response_schema=interrupt.response_schema,
+            response_schema=schema,
             expires_at=parse_expiry(interrupt.expires_at),
             expires_at_raw=interrupt.expires_at,
             metadata=metadata,

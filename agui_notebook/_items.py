@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._compat import SYNTHETIC_TOOLS
+from ._compat import HIDDEN_TOOLS
+from ._decisions import APPROVAL_FLAGS
 from ._genui import GenUIItems
 from ._interrupts import PendingInterrupt
 from ._reducer import TextBuffer
@@ -101,7 +102,7 @@ class ItemList:
                     # Tool-only turns arrive wrapped in an empty text message (Microsoft).
                     del self._items[item_id]
         elif etype == "TOOL_CALL_START":
-            if event.tool_call_name in SYNTHETIC_TOOLS:
+            if event.tool_call_name in HIDDEN_TOOLS:
                 return
             self._live_text[f"tool:{event.tool_call_id}"] = TextBuffer()
             self.put(
@@ -191,7 +192,7 @@ def card_interrupt(
     props = schema.get("properties") if schema else None
     props = props if isinstance(props, dict) else {}
     is_tool = interrupt.tool_name is not None and (
-        not props or "approved" in props or "accepted" in props
+        not props or any(flag in props for flag in APPROVAL_FLAGS)
     )
     if is_tool:
         mode = "tool"
