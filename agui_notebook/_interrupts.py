@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ._compat_adk import CONFIRMATION_SCHEMA, tool_confirmation
+from ._compat_crewai import reviewed_call
 from ._compat_langgraph import tool_and_message
 
 __all__ = ["PendingInterrupt", "parse_expiry"]
@@ -92,6 +93,10 @@ class PendingInterrupt:
             # Google ADK: the interrupt names its confirmation call; the tool call is the gated one.
             tool_call_id, name, args = adk
             schema = schema or CONFIRMATION_SCHEMA
+        crewai = reviewed_call(interrupt.reason, metadata) if name is None else None
+        if crewai is not None:
+            # CrewAI: a flow pause whose reviewed output names a tool call.
+            tool_call_id, name, args = crewai[0] or tool_call_id, crewai[1], crewai[2]
         if name is None:
             # LangGraph: what its interrupt() value carries, the same in both of its styles.
             name, args, question = tool_and_message(metadata)

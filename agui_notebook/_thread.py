@@ -25,6 +25,7 @@ from ag_ui.core import AssistantMessage, ReasoningMessage, ResumeEntry, RunAgent
 from pydantic import BaseModel
 
 from ._compat import outgoing_history
+from ._compat_crewai import refuse_message_while_paused, same_interrupt_again
 from ._compat_langgraph import refuse_new_message, route_resume
 from ._decisions import Decisions, build_resume
 from ._errors import (
@@ -151,7 +152,7 @@ class Thread:
         self.runs: list[RunRecord] = []
         self._active: RunStream | None = None
         self._last_run_id: str | None = None
-        self._answered: set[str] = set()
+        self._answered: dict[str, PendingInterrupt] = {}  # by the last resume, by id
         #: The result of the latest run that finished cleanly on this thread.
         self.last_result: RunResult | None = None
 
@@ -238,7 +239,8 @@ class Thread:
             entries, notes = build_resume(self._pending, resume)
             forwarded_props, resume_on_wire = route_resume(self._pending, entries, forwarded_props)
         elif new_messages:
-            refuse_new_message(self._pending)
+            refuse_new_message(self._pending)  # LangGraph ignores it
+            refuse_message_while_paused(self._pending)  # CrewAI strands the paused flow
         run = RunStream(
             self,
             new_messages=new_messages,
@@ -263,9 +265,20 @@ class Thread:
 
     def _commit(self, run: RunStream, reducer: RunReducer, record: RunRecord) -> RunResult:
         answered_now = {e.interrupt_id for e in run.resume}
+        answered = {
+            **self._answered,
+            **{p.id: p for p in self._pending if p.id in answered_now},
+        }
         # Raised again by the resume that answered it (or by a later run): a server bug to
         # surface, not an interrupt to answer the same way in a loop.
-        reissued_ids = {i.id for i in reducer.interrupts} & (self._answered | answered_now)
+        reissued_ids = {
+            i.id
+            for i in reducer.interrupts
+            if i.id in answered
+            and same_interrupt_again(
+                answered[i.id].raw, i.model_dump(by_alias=True, exclude_none=True)
+            )
+        }
         pending = [
             PendingInterrupt.from_wire(
                 i,
@@ -282,7 +295,7 @@ class Thread:
                     "answering it the same way may loop (a known server bug with mixed decisions)"
                 )
         if run.resume:
-            self._answered = answered_now
+            self._answered = {i: answered[i] for i in answered_now if i in answered}
         self._snapshot = reducer.snapshot()
         self._pending = pending
         self._last_run_id = reducer.run_id or run.run_id
