@@ -191,8 +191,13 @@ def card_interrupt(
     schema = interrupt.response_schema if isinstance(interrupt.response_schema, dict) else None
     props = schema.get("properties") if schema else None
     props = props if isinstance(props, dict) else {}
-    is_tool = interrupt.tool_name is not None and (
-        not props or any(flag in props for flag in APPROVAL_FLAGS)
+    # A schema for something other than an object (CrewAI's named outcomes: a string enum) asks
+    # for an answer, not an approval payload, even when the interrupt names a tool.
+    answers_an_object = schema is None or schema.get("type", "object") == "object"
+    is_tool = (
+        interrupt.tool_name is not None
+        and answers_an_object
+        and (not props or any(flag in props for flag in APPROVAL_FLAGS))
     )
     if is_tool:
         mode = "tool"

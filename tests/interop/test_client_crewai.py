@@ -19,18 +19,22 @@ import pytest
 
 from agui_notebook import (
     Agent,
+    InvalidDecision,
     NothingPending,
     PendingInterrupt,
     RunError,
     Thread,
     UnansweredInterrupts,
     UnknownInterrupt,
+    answer,
     approve,
     cancel,
     edit,
     policies,
     reject,
 )
+from agui_notebook._decisions import build_resume
+from agui_notebook._items import card_interrupt
 
 pytestmark = pytest.mark.interop
 
@@ -324,3 +328,29 @@ async def test_a_slow_run_without_keepalives(crewai_server: Any) -> None:
         result = await agent.thread().run("slow please")
     assert result.outcome == "success"
     assert result.text == "Slow answer."
+
+
+# --- named outcomes (@human_feedback(emit=[...])): a string answer ------------------------------
+
+
+async def test_named_outcomes_take_one_of_them_not_an_approval(crewai_server: Any) -> None:
+    """With ``emit`` the interrupt's responseSchema is a string enum: approve(), reject() and
+    edit() have no shape there and are refused before sending; the card asks for one of the
+    outcomes (a form), not Approve/Reject. Only the first run: resuming asks an LLM (server doc).
+    """
+    async with Agent(crewai_server.url + "outcomes", timeout=60.0) as agent:
+        thread = agent.thread()
+        result = await thread.run("anything")
+        [pending] = result.interrupts
+        assert pending.response_schema == {"type": "string", "enum": ["approved", "rejected"]}
+        assert pending.tool_name == "transfer_money"  # the reviewed output names it
+        card = card_interrupt(pending, None)
+        assert card["mode"] == "form" and card["canEdit"] is False
+        sent = len(crewai_server.requests)
+        for decision in (approve(), reject("Too much"), edit(amount=1.0), answer("maybe")):
+            with pytest.raises(InvalidDecision):
+                await thread.resume(decision)
+        assert len(crewai_server.requests) == sent
+        assert thread.pending == [pending]
+    [entry], notes = build_resume(thread.pending, answer("approved"))
+    assert entry.payload == "approved" and notes == []

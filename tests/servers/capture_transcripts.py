@@ -1,7 +1,8 @@
 """Regenerate ``tests/fixtures/transcripts/*.sse``: raw response bytes of the real test servers.
 
 Run from the repository root: ``python -m tests.servers.capture_transcripts`` (``--only langgraph``
-for one server; LangGraph's server runs from its venv, see tests/servers/external.py). Each scenario starts
+for one server; the LangGraph, ADK and CrewAI servers run from their venvs, see
+tests/servers/external.py). Each scenario starts
 a thread on a freshly started server and saves every response body exactly as received
 (``iter_raw``) as ``<server>_<prompt>_interrupt.sse`` (the first run of a prompt that
 interrupts, saved once) and
@@ -26,6 +27,7 @@ from tests.servers.wire import (
     cancelled,
     messages_from_events,
     new_thread_id,
+    one_message_per_turn,
     post,
     resolved,
     run_input,
@@ -42,6 +44,8 @@ class Capture:
         self.url = url
         self.stateless = stateless
         self.files: dict[str, WireRun] = {}
+        #: How the history a resume carries is rebuilt from the first run's events.
+        self.history: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] = messages_from_events
 
     def scenario(
         self,
@@ -58,7 +62,7 @@ class Capture:
         self.files.setdefault(key, first)
         if decide is None or not first.interrupts:
             return
-        history = messages + messages_from_events(first.events) if self.stateless else []
+        history = messages + self.history(first.events) if self.stateless else []
         self.files[name] = post(
             self.url, run_input(thread_id, history, resume=decide(first.interrupts))
         )
@@ -209,10 +213,96 @@ def capture_langgraph(out: Path) -> dict[str, Any]:
     return index
 
 
+def _confirm(value: bool) -> Callable[[list[dict[str, Any]]], list[dict[str, Any]]]:
+    return lambda interrupts: [resolved(i["id"], {"confirmed": value}) for i in interrupts]
+
+
+def capture_adk(out: Path) -> dict[str, Any]:
+    """Google ADK's adapter: answers are ToolConfirmations; resumes carry the history with the
+    run's calls in one assistant message (test_adk_wire.py: the adapter pairs answers by it)."""
+    handle = external.start("adk")
+    try:
+        capture = Capture("adk", handle.url, stateless=True)
+        capture.history = lambda events: one_message_per_turn(messages_from_events(events))
+        one = capture.scenario
+        one("text", "hello", None)
+        one("balance", "balance please", None)
+        one("transfer_approve", "transfer", _confirm(True))
+        one("transfer_reject", "transfer", _confirm(False))
+        one("transfer_cancel", "transfer", lambda i: [cancelled(i[0]["id"])])
+        one("batch_approve", "batch", _confirm(True))
+        one("two_approve", "two", _confirm(True))
+        one(
+            "two_mixed",
+            "two",
+            lambda i: [
+                resolved(i[0]["id"], {"confirmed": True}),
+                resolved(i[1]["id"], {"confirmed": False}),
+            ],
+        )
+        one("two_missing_answer", "two", lambda i: [resolved(i[0]["id"], {"confirmed": True})])
+        one(
+            "transfer_unknown_id",
+            "transfer",
+            lambda i: [resolved("adk-00000000-0000-0000-0000-000000000000", {"confirmed": True})],
+        )
+        one(
+            "transfer_invalid_payload",
+            "transfer",
+            lambda i: [resolved(i[0]["id"], {"confirmed": False, "reason": "Too much"})],
+        )
+        one("slow_keepalive", "slow", None)
+        thread_id = new_thread_id()
+        post(handle.url, run_input(thread_id, [user("transfer")]))
+        capture.files["new_message_while_pending"] = post(
+            handle.url, run_input(thread_id, [user("hello")])
+        )
+        return capture.write(out)
+    finally:
+        handle.stop()
+
+
+def capture_crewai(out: Path) -> dict[str, Any]:
+    """A CrewAI Flow: one pause at a time, the interrupt id is the thread id; the flow state
+    lives on the server (resumes carry no history)."""
+    handle = external.start("crewai")
+    try:
+        capture = Capture("crewai", handle.url, stateless=False)
+        one = capture.scenario
+        one("text", "hello", None)
+        one("transfer_approve", "transfer", _approve_all)
+        one(
+            "transfer_reject_reason",
+            "transfer",
+            lambda i: [resolved(i[0]["id"], {"approved": False, "reason": "Too much"})],
+        )
+        one(
+            "transfer_edit",
+            "transfer",
+            lambda i: [resolved(i[0]["id"], {"approved": True, "editedArgs": EDITED})],
+        )
+        one("transfer_cancel", "transfer", lambda i: [cancelled(i[0]["id"])])
+        one("batch_approve", "batch", _approve_all)
+        # "two": the resume answering the first pause ends in the second, under the same id.
+        one("two_second_interrupt", "two", _approve_all)
+        one("transfer_unchecked_id", "transfer", lambda i: [resolved("nope", {"approved": True})])
+        capture.files["no_pending_feedback"] = post(
+            handle.url, run_input(new_thread_id(), [], resume=[resolved("x", {"approved": True})])
+        )
+        capture.files["outcomes_interrupt"] = post(
+            handle.url + "outcomes", run_input(new_thread_id(), [user("anything")])
+        )
+        return capture.write(out)
+    finally:
+        handle.stop()
+
+
 CAPTURES = {
     "msaf": capture_msaf,
     "pydantic_ai": capture_pydantic_ai,
     "langgraph": capture_langgraph,
+    "adk": capture_adk,
+    "crewai": capture_crewai,
 }
 
 

@@ -159,3 +159,25 @@ def messages_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             msg["toolCallId"] = event["toolCallId"]
             msg["content"] = event["content"]
     return [messages[i] for i in order if len(messages[i]) > 2]
+
+
+def one_message_per_turn(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with consecutive assistant messages that only carry tool calls merged into
+    one, as a model makes them and as the client's reducer groups calls that name no parent.
+
+    Google ADK's adapter pairs several answers of a resume with their calls only this way.
+    """
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        previous = out[-1] if out else None
+        if (
+            previous is not None
+            and message["role"] == previous["role"] == "assistant"
+            and message.get("toolCalls")
+            and previous.get("toolCalls")
+            and not message.get("content")
+        ):
+            previous["toolCalls"] = previous["toolCalls"] + message["toolCalls"]
+            continue
+        out.append(dict(message))
+    return out

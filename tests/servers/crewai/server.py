@@ -5,6 +5,9 @@ Runs in its own venv (``.venv-servers/crewai``, from ``requirements.txt`` beside
     .venv-servers/crewai/bin/python tests/servers/crewai/server.py --port 8004 \
         [--style outcome|default]
 
+``/`` serves :class:`BankFlow` (below); ``/outcomes`` serves :class:`OutcomeReviewFlow`, a
+review with named outcomes (``emit``), which only the first run of can be tested LLM-free.
+
 ``--style outcome`` (the default here) is ``emit_interrupt_outcome=True``: a paused run ends with
 ``RUN_FINISHED.outcome = interrupt`` (AG-UI 1.1) *and* the adapter's legacy ``CUSTOM
 on_interrupt`` event; ``--style default`` is the adapter's default (the event only).
@@ -296,10 +299,29 @@ class BankFlow(Flow[BankState]):
         self.state.messages.append({"id": str(uuid.uuid4()), "role": "assistant", "content": text})
 
 
+class OutcomeReviewFlow(Flow[BankState]):
+    """A review whose answers are named outcomes (``emit``): the interrupt gets a string-enum
+    ``responseSchema``. Resuming it needs a live model (module doc), so tests only start it."""
+
+    @start()
+    @human_feedback(
+        message=APPROVAL_QUESTION,
+        emit=["approved", "rejected"],
+        llm=LLM,
+        default_outcome="rejected",
+        provider=agui_feedback_provider,
+    )
+    def ask_approval(self) -> dict[str, Any]:
+        return {"tool": "transfer_money", "arguments": TRANSFER_ARGS}
+
+
 def create_app(*, style: str) -> FastAPI:
+    """``/``: :class:`BankFlow`; ``/outcomes``: :class:`OutcomeReviewFlow`."""
     app = FastAPI(title=f"ag-ui-crewai ({style} interrupts, scripted model)")
+    outcome = style == "outcome"
+    add_crewai_flow_fastapi_endpoint(app, BankFlow(), "/", emit_interrupt_outcome=outcome)
     add_crewai_flow_fastapi_endpoint(
-        app, BankFlow(), "/", emit_interrupt_outcome=style == "outcome"
+        app, OutcomeReviewFlow(), "/outcomes", emit_interrupt_outcome=outcome
     )
     return app
 
