@@ -137,6 +137,7 @@ async def test_the_confirmation_call_is_hidden_but_sent_back(agent: Agent, adk_s
     [tool] = tool_items(chat)
     assert tool["name"] == "transfer_money" and tool["status"] == "done"
     assert tool["result"] == TRANSFER_DONE
+    assert tool["resultValue"] == {"result": TRANSFER_RESULT}  # JSON-encoded: shown as the value
     [decision] = result.decisions
     assert decision["tool"] == "transfer_money" and decision["decision"] == "approve"
     sent = [
