@@ -117,8 +117,8 @@ def closure(name: str) -> set[str]:
 
 CORE = {
     "_errors", "_sse", "_events", "_verify", "_reducer", "_patch", "_interrupts", "_decisions",
-    "_compat", "_compat_langgraph", "_secrets", "_items", "policies", "_version", "_a2ui",
-    "_genui",
+    "_compat", "_compat_adk", "_compat_crewai", "_compat_langgraph", "_secrets", "_items",
+    "policies", "_version", "_a2ui", "_genui",
 }  # fmt: skip
 EFFECTS = {"_http", "_waiting", "_widgets", "_static", "_notebooks"}
 # The session layers, lowest first: each may import the ones before it, never one after it.
