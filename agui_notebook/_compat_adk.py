@@ -12,11 +12,11 @@ in the history sent back: the adapter pairs several answers in one resume throug
 The adapter sends no ``responseSchema``; the answer it expects is ADK's ``ToolConfirmation``
 (``confirmed``, and an optional ``payload`` for tools that ask for one). It reads every other
 answer as a *yes* except ``false``, ``{"approved": false}`` and ``{"confirmed": false}``:
-``{"accepted": false}`` would run the tool, and ``editedArgs`` or a ``reason`` are dropped (the tool runs with the
-arguments the model proposed; a rejection carries ADK's fixed text). :data:`CONFIRMATION_SCHEMA`
-is that contract, so decisions are shaped and checked against it like any schema: approve ->
-``{"confirmed": true}``, reject -> ``{"confirmed": false}`` (a reason is left out, with a note),
-edit -> refused before anything is sent. A cancel is sent as ``status: "cancelled"``, which the
+``{"accepted": false}`` would run the tool. ``editedArgs`` and a ``reason`` are dropped: the tool
+runs with the arguments the model proposed, a rejection carries ADK's fixed text.
+:data:`CONFIRMATION_SCHEMA` is that contract, so decisions are shaped and checked against it like
+any schema: approve -> ``{"confirmed": true}``, reject -> ``{"confirmed": false}`` (a reason is
+left out, with a note), edit -> refused before anything is sent. A cancel is sent as ``status: "cancelled"``, which the
 adapter turns into ``confirmed: false``.
 """
 

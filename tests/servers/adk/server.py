@@ -12,8 +12,8 @@ answers from a script instead of calling a model. The adapter runs with
 
 Tools (each execution is recorded, see ``/_test/log``):
 
-- ``transfer_money`` and ``cancel_subscription`` are ``FunctionTool(..., require_confirmation=True)``:
-  ADK pauses the call with its built-in long-running ``adk_request_confirmation`` call, which the
+- ``transfer_money`` and ``cancel_subscription`` are
+  ``FunctionTool(..., require_confirmation=True)``: ADK pauses the call with its built-in long-running ``adk_request_confirmation`` call, which the
   adapter reports as an interrupt with ``reason: "confirmation"``. ADK's answer is a
   ``ToolConfirmation`` (``confirmed`` yes/no); the tool then runs with the arguments the model
   proposed, or returns ADK's rejection error.
