@@ -9,7 +9,12 @@ suspends the flow and (with ``emit_interrupt_outcome=True``) ends the run with a
 returned, the thing under review. The answer reaches the flow as a string (an object
 JSON-encoded); a cancel reaches it as ``""`` (CrewAI cannot abort a pending feedback).
 
-Three things the client does about it:
+Without ``emit_interrupt_outcome`` (the adapter's default) the pause is only mirrored in a
+``CUSTOM on_interrupt`` event whose value is that whole interrupt, and ``RUN_FINISHED`` has no
+outcome; ``resume[]`` answers it all the same (:func:`pause_from_event`). LangGraph's default style
+uses the same event name but wants its answer elsewhere; CrewAI ignores that channel.
+
+What the client does about it:
 
 - :func:`reviewed_call`: when the reviewed ``output`` names a tool call (``tool``/``toolName``,
   ``arguments``/``args``, ``toolCallId``: the same keys the LangGraph reading uses), the interrupt
@@ -26,9 +31,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from ag_ui.core import Interrupt
+from pydantic import ValidationError
+
 from ._errors import UnansweredInterrupts
 
-__all__ = ["REASON", "refuse_message_while_paused", "reviewed_call", "same_interrupt_again"]
+__all__ = [
+    "REASON",
+    "pause_from_event",
+    "refuse_message_while_paused",
+    "reviewed_call",
+    "same_interrupt_again",
+]
 
 REASON = "crewai:human_feedback"
 
@@ -42,6 +56,19 @@ def _section(reason: str, metadata: dict[str, Any] | None) -> dict[str, Any] | N
 
 def _first(fields: dict[str, Any], *keys: str) -> Any:
     return next((fields[k] for k in keys if fields.get(k) is not None), None)
+
+
+def pause_from_event(value: Any) -> Interrupt | None:
+    """The interrupt a ``CUSTOM on_interrupt`` event's value is when CrewAI sent it (its default
+    style: the whole interrupt, with its own id), else ``None``."""
+    if not isinstance(value, dict) or value.get("reason") != REASON:
+        return None
+    if not isinstance(value.get("id"), str) or _section(REASON, value.get("metadata")) is None:
+        return None
+    try:
+        return Interrupt.model_validate(value)
+    except ValidationError:
+        return None
 
 
 def reviewed_call(

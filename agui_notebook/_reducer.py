@@ -34,6 +34,7 @@ from ag_ui.core import (
 )
 from pydantic import BaseModel
 
+from ._compat_crewai import pause_from_event
 from ._compat_langgraph import ON_INTERRUPT, interrupts_from_events
 from ._patch import apply_patch
 
@@ -176,7 +177,12 @@ class RunReducer:
         if outcome is None and self._langgraph_interrupts:
             # LangGraph's default style: the interrupts came as CUSTOM events, no outcome.
             self.outcome = "interrupt"
-            self.interrupts = interrupts_from_events(self._langgraph_interrupts, self.run_id)
+            # CrewAI's default style sends the same event, carrying the interrupt itself.
+            crewai = [pause_from_event(e.value) for e in self._langgraph_interrupts]
+            if all(crewai):
+                self.interrupts = crewai
+            else:
+                self.interrupts = interrupts_from_events(self._langgraph_interrupts, self.run_id)
         elif outcome is None:
             self.outcome = "success"  # absent outcome: success (pre-1.0 servers too)
         else:

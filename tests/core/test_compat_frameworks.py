@@ -15,7 +15,7 @@ import pytest
 
 from agui_notebook import InvalidDecision, UnansweredInterrupts, approve, cancel, edit, reject
 from agui_notebook._compat_adk import CONFIRMATION_SCHEMA, CONFIRMATION_TOOL, tool_confirmation
-from agui_notebook._compat_crewai import reviewed_call, same_interrupt_again
+from agui_notebook._compat_crewai import pause_from_event, reviewed_call, same_interrupt_again
 from agui_notebook._events import type_of
 from agui_notebook._items import ItemList, card_interrupt
 from tests.core._streams import ScriptedServer, interrupted, ok_run, run_finished, run_started, sse
@@ -211,3 +211,43 @@ async def test_named_outcomes_are_a_form_not_an_approval() -> None:
         with pytest.raises(InvalidDecision):
             await thread.resume(decision)
     assert len(server.bodies) == 1
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"id": "t1", "reason": "langgraph:interrupt", "metadata": {"crewai": {}}},
+        {"reason": "crewai:human_feedback", "metadata": {"crewai": {}}},
+        {"id": "t1", "reason": "crewai:human_feedback"},
+        {"id": "t1", "reason": "crewai:human_feedback", "metadata": {"crewai": {}}, "message": 5},
+        '{"id": "t1", "reason": "crewai:human_feedback"}',  # LangGraph sends dict values encoded
+    ],
+)
+def test_not_a_crewai_pause_event(value: Any) -> None:
+    assert pause_from_event(value) is None
+
+
+async def test_crewai_default_style_is_read_from_on_interrupt() -> None:
+    """CrewAI's default style: the pause only in ``CUSTOM on_interrupt``, whose value is the whole
+    interrupt; answered by resume[] (not LangGraph's forwardedProps.command.resume)."""
+    server = ScriptedServer()
+    thread = server.agent().thread()
+    pause = crewai_interrupt(thread.id, TRANSFER)
+    server.add(
+        sse(
+            run_started(thread.id),
+            {"type": "CUSTOM", "name": "on_interrupt", "value": pause},
+            run_finished(thread.id),
+        ),
+        ok_run(),
+    )
+    result = await thread.run("transfer")
+    assert result.outcome == "interrupt"
+    [pending] = thread.pending
+    assert pending.id == thread.id and pending.tool_name == "transfer_money"
+    await thread.resume(approve())
+    body = server.bodies[1]
+    assert body["resume"] == [
+        {"interruptId": thread.id, "status": "resolved", "payload": {"approved": True}}
+    ]
+    assert "command" not in body["forwardedProps"]

@@ -354,3 +354,34 @@ async def test_named_outcomes_take_one_of_them_not_an_approval(crewai_server: An
         assert thread.pending == [pending]
     [entry], notes = build_resume(thread.pending, answer("approved"))
     assert entry.payload == "approved" and notes == []
+
+
+# --- the adapter's default style: CUSTOM on_interrupt only --------------------------------------
+
+
+async def test_default_style_is_read_from_on_interrupt_and_answered_by_resume(
+    external_server: Callable[..., Any],
+) -> None:
+    """Without ``emit_interrupt_outcome`` the pause is only the ``on_interrupt`` event (whose
+    value is the whole interrupt) and RUN_FINISHED has no outcome. It is read as that interrupt,
+    and answered by ``resume[]`` (CrewAI ignores LangGraph's ``forwardedProps.command.resume``,
+    the channel for the same event name there: test_crewai_wire.py)."""
+    server = external_server("crewai", "--style", "default")
+    before = len(server.executions)
+    async with Agent(server.url, timeout=60.0) as agent:
+        thread = agent.thread()
+        first = await thread.run("transfer")
+        assert first.outcome == "interrupt"
+        [pending] = thread.pending
+        assert pending.id == thread.id and pending.reason == "crewai:human_feedback"
+        assert pending.tool_name == "transfer_money" and pending.arguments == TRANSFER_ARGS
+        assert "langgraph" not in (pending.metadata or {})
+
+        result = await thread.resume(approve())
+        body = last_body(server)
+        assert body["resume"] == [
+            {"interruptId": thread.id, "status": "resolved", "payload": {"approved": True}}
+        ]
+        assert "command" not in body["forwardedProps"]
+        assert result.text == f"Done: {TRANSFER_RESULT}"
+    assert server.executions[before:] == [("transfer_money", TRANSFER_ARGS)]
