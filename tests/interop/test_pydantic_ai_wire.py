@@ -445,7 +445,11 @@ def test_stateful_missing_answer_and_unknown_id_are_run_errors(stateful: Any) ->
             thread_id, [], resume=[resolved(i["id"], {"approved": True}) for i in first.interrupts]
         ),
     )
-    assert [name for name, _ in stateful.executions] == ["transfer_money", "cancel_subscription"]
+    # pydantic-ai runs approved tools concurrently: the order of execution is not fixed.
+    assert sorted(name for name, _ in stateful.executions) == [
+        "cancel_subscription",
+        "transfer_money",
+    ]
     assert subscription["toolCallId"].startswith("pyd_cancel_subscription_")
 
 
