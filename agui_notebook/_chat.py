@@ -11,26 +11,35 @@ the final answer all stay in the one cell. Who decides, in order:
 
 A decision goes out once: the card leaves "pending" on the loop thread before the resume is sent,
 so a second click, a second view or a late click gets a refusal ack, and a thread never has two
-runs in flight (ThreadBusy). A failed resume leaves the interrupts pending (see _thread.py); the
-card shows the error and a Retry that re-sends the same decision.
+runs in flight (ThreadBusy). A click that comes after the card was decided (by a timeout, a
+policy, another view) is never silent: its ack says what happened, in words the card shows, and
+the audit keeps it. A failed resume leaves the interrupts pending (see _thread.py); the card
+shows the error and a Retry that re-sends the same decision.
+
+Where a click cannot reach a running cell (marimo; ipykernel < 7.4), ``send()`` returns with the
+interrupts pending and the card live; the click resumes the thread in the background and the same
+output updates (docs/front-ends.md). Where nothing can show a card and no policy is set,
+``send()`` raises :class:`NobodyCanClick` instead of waiting.
 """
 
 from __future__ import annotations
 
 import asyncio
+import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal
 
 from ._a2ui import SurfaceAction
 from ._decisions import Decision, Decisions, answer, approve, build_resume, cancel, edit, reject
-from ._errors import AGUIError, NothingPending, ResumeRefused, ThreadBusy
+from ._errors import AGUIError, NobodyCanClick, NothingPending, ResumeRefused, ThreadBusy
 from ._events import type_of
 from ._interrupts import PendingInterrupt
 from ._items import ItemList, card_interrupt, summarize_arguments
 from ._surfaces import MAX_FOLLOW_UPS, SurfaceActions
 from ._thread import RunResult, RunStream, Thread
-from ._waiting import call_in_loop, current_cell_id, kernel_support
+from ._waiting import CellRun, KernelSupport, call_in_loop, current_cell_id, kernel_support
+from ._waiting import show as display_widget
 from ._widgets import (
     A2UIActionMessage,
     A2UIRetryMessage,
@@ -53,12 +62,34 @@ class InterruptReissued(AGUIError):
 
 @dataclass(frozen=True)
 class ChatResult(RunResult):
-    """A chat turn's final result, with the decisions taken on the way."""
+    """A chat turn's final result, with the decisions taken on the way.
+
+    ``decided_by`` names who decided the turn's last card ("you", "policy: approve-all",
+    "rule: always allow <tool>", "timeout: cancel after 600 s"), None if nothing was decided;
+    ``timed_out`` is True when a wait for a person ended at its timeout, so its default (cancel or
+    reject), not a person, decided. ``completed`` is the success check: the run finished and no
+    decision of this turn rejected, cancelled or timed out.
+    """
 
     decisions: list[dict[str, Any]] = field(default_factory=list)
+    decided_by: str | None = None
+    timed_out: bool = False
+
+    @property
+    def completed(self) -> bool:
+        """The run finished and what it asked for was neither rejected, cancelled nor timed out."""
+        refused = any(
+            r["decision"] in ("reject", "cancel") for r in self.decisions if not r.get("late")
+        )
+        return self.outcome == "success" and not self.timed_out and not refused
 
     def __repr__(self) -> str:
-        lines = [super().__repr__()]
+        head = super().__repr__()
+        if self.timed_out:
+            head = head.replace(
+                f"outcome={self.outcome!r}", f"outcome={self.outcome!r}, timed_out=True", 1
+            )
+        lines = [head]
         for record in self.decisions:
             lines.append("  " + audit_line(record))
         return "\n".join(lines)
@@ -127,10 +158,11 @@ class Chat:
         self._cards: dict[str, _Card] = {}
         self._card_count = 0
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._view_cell: str | None = None
-        #: A turn continuing after its cell returned (kernels older than ipykernel 7.4, or a
-        #: surface action taken after the cell's turn ended).
+        self._view_cell: CellRun | None = None
+        #: A turn continuing after its cell returned (marimo, kernels older than ipykernel 7.4,
+        #: or a surface action taken after the cell's turn ended).
         self.background: asyncio.Future[Any] | None = None
+        self._last: ChatResult | None = None  # the latest turn's final result
         #: Actions on A2UI surfaces (clicks, policies, code), each sent once.
         self.surfaces = SurfaceActions(self)
 
@@ -167,10 +199,10 @@ class Chat:
             self.surfaces.end_turn(view)
             raise
         if result.outcome == "interrupt" and self._needs_background(result.interrupts):
-            # This kernel delivers clicks only once the cell ends: return now and let the
-            # card's decision resume the thread in the background (design/kernel-waiting.md).
+            # A click reaches Python only once this cell ends: return now and let the card's
+            # decision resume the thread in the background (docs/front-ends.md).
             self.background = asyncio.ensure_future(self._finish(view, result, start))
-            return ChatResult(**_fields(result), decisions=self.audit[start:])
+            return self._result(result, start)
         return await self._finish(view, result, start)
 
     async def _finish(self, view: ChatView, result: RunResult, start: int) -> ChatResult:
@@ -191,20 +223,82 @@ class Chat:
         finally:
             self.surfaces.end_turn(view)
         view.status = "idle"
-        return ChatResult(**_fields(result), decisions=self.audit[start:])
+        final = self._result(result, start)
+        if final.timed_out:
+            warnings.warn(final.warnings[-1], UserWarning, stacklevel=2)
+        self._last = final
+        return final
+
+    def _result(self, result: RunResult, start: int) -> ChatResult:
+        decisions = self.audit[start:]
+        deciders = [r["decidedBy"] for r in decisions if not r.get("late")]
+        timeouts = [r for r in decisions if r["decidedBy"].startswith("timeout:")]
+        fields = _fields(result)
+        if timeouts:
+            verb = _PAST.get(self.on_timeout, self.on_timeout)
+            names = ", ".join(
+                dict.fromkeys(r.get("tool") or r.get("reason") or "?" for r in timeouts)
+            )
+            fields["warnings"] = [
+                *result.warnings,
+                f"nobody decided within {self.timeout:g} s: the timeout {verb} {names}, "
+                "so it was not done",
+            ]
+        return ChatResult(
+            **fields,
+            decisions=decisions,
+            decided_by=deciders[-1] if deciders else None,
+            timed_out=bool(timeouts),
+        )
 
     def _needs_background(self, interrupts: list[PendingInterrupt]) -> bool:
-        """A person must decide, and this kernel cannot hand a click to a running cell."""
+        """A person must decide, and a click cannot reach this cell while it runs."""
         support = kernel_support()
         if not support.in_kernel or support.can_wait or self.policy is not None:
             return False
         return not all(i.tool_name in self.always_allow for i in interrupts)
 
     async def wait(self) -> ChatResult | None:
-        """The final result of a turn continuing in the background (older kernels, or a surface
-        action taken after its cell returned), if any."""
+        """The latest turn's final result; waits for a turn continuing in the background (marimo,
+        kernels older than ipykernel 7.4, or a surface action taken after its cell returned).
+
+        Where a click cannot reach a running cell (marimo, ipykernel < 7.4), waiting here while a
+        card still needs your click would hold that click back until the timeout: that raises
+        :class:`NobodyCanClick` at once instead. Decide on the card, then run this again.
+        """
         task = self.background
-        return None if task is None else await task
+        if task is None:
+            return self._last
+        support = kernel_support()
+        if support.in_kernel and not support.can_wait:
+            asking_since: float | None = None
+            loop = asyncio.get_running_loop()
+            while not task.done():
+                asking = self._asking()
+                if asking is None:
+                    asking_since = None
+                elif asking_since is None:
+                    asking_since = loop.time()
+                elif loop.time() - asking_since > _CLICK_IN_FLIGHT:
+                    raise self._held_back(asking, support)
+                await asyncio.wait({task}, timeout=0.05)
+        return await task
+
+    def _asking(self) -> _Card | None:
+        """A card waiting for a person's click (or Retry), if any."""
+        return next((c for c in self._cards.values() if c.accepting is not None), None)
+
+    def _held_back(self, card: _Card, support: KernelSupport) -> NobodyCanClick:
+        where = (
+            "in marimo a click reaches Python only when no cell is running"
+            if support.kind == "marimo"
+            else f"this kernel ({support.detail}) delivers a click only when no cell is running"
+        )
+        return NobodyCanClick(
+            f"{card.id} ({_subjects(card)}) still waits for your decision, and {where}: "
+            "waiting here would hold your click back until the timeout. Decide on the card "
+            "first, then run this cell again (the decision resumes the run on its own)."
+        )
 
     async def _stream(self, view: ChatView, run: RunStream) -> RunResult:
         items: ItemList = view.item_list
@@ -300,7 +394,7 @@ class Chat:
     def _answered_elsewhere(self, card: _Card) -> RunResult:
         """Close a card whose interrupts another resume answered; return that run's result."""
         for record in self.audit:
-            if record["card"] == card.id:
+            if record["card"] == card.id and not record.get("late"):
                 record["outcome"] = "not sent: answered by another resume"
         self._sync_audit(card.view)
         card.decided_by = "another resume on this thread"
@@ -330,7 +424,20 @@ class Chat:
                 decided[interrupt.id] = decision
             else:
                 return self._auto(card, decided, f"policy: {self.policy.name}")
+        support = kernel_support()
+        if not support.in_kernel:
+            raise self._nobody(card, support)
         return await self._wait_for_person(card)
+
+    def _nobody(self, card: _Card, support: KernelSupport) -> NobodyCanClick:
+        """Nothing can show this card or deliver a click, and no policy decides: say so now."""
+        error = NobodyCanClick(
+            f"{_subjects(card)} needs a decision, but nothing here can show a card or deliver a "
+            f"click ({support.detail}) and no policy is set. {NobodyCanClick.hint} Nothing was "
+            "sent: the interrupt stays pending (`await chat.resume(approve())` answers it)."
+        )
+        self._card_state(card, status="failed", error=("Nobody can decide here", str(error)))
+        return error
 
     def _auto(
         self, card: _Card, decisions: dict[str, Decision], decided_by: str
@@ -347,6 +454,9 @@ class Chat:
         return decisions, decided_by
 
     async def _wait_for_person(self, card: _Card) -> tuple[dict[str, Decision], str] | None:
+        support = kernel_support()
+        if support.in_kernel and not support.can_wait:
+            card.items.update(card.id, note=background_note(support))
         got = await self._wait(card, "decide")
         if got is None and not self._still_pending(card):
             return None
@@ -411,7 +521,10 @@ class Chat:
             return
         waiter = card.waiter
         if waiter is None or waiter.done() or card.accepting is None:
-            view.ack(message.requestId, accepted=False, error=f"already {card.status}")
+            if isinstance(message, DecideMessage) and card.status != "pending":
+                self._late_click(card, view, message)
+            else:
+                view.ack(message.requestId, accepted=False, error=f"already {card.status}")
             return
         if isinstance(message, RetryMessage):
             if card.accepting != "retry":
@@ -431,9 +544,41 @@ class Chat:
         for tool in message.alwaysAllow:
             if any(i.tool_name == tool for i in card.interrupts):
                 self.always_allow.add(tool)
+        # Decided now: a click from another view handled before the resume goes out is late.
+        card.decisions, card.decided_by = decisions, "you"
         self._card_state(card, status="sending", error=None)
         waiter.set_result((decisions, "you"))
         view.ack(message.requestId, accepted=True)
+
+    def _late_click(self, card: _Card, view: ChatView, message: DecideMessage) -> None:
+        """A click on a card that was already decided: nothing is sent; the clicking view says
+        what happened instead, and the audit keeps the click."""
+        text = late_click_text(message.decisions, card.decided_by, card.decisions)
+        now = datetime.now(timezone.utc).isoformat()
+        for interrupt in card.interrupts:
+            front = message.decisions.get(interrupt.id)
+            if front is None:
+                continue
+            self.audit.append(
+                {
+                    "card": card.id,
+                    "interrupt": interrupt.id,
+                    "tool": interrupt.tool_name,
+                    "reason": interrupt.reason,
+                    "arguments": interrupt.arguments,
+                    "decision": front.action,
+                    "editedArguments": front.args,
+                    "changes": _changes(interrupt.arguments, front.args),
+                    "rejectReason": front.reason,
+                    "payload": front.payload,
+                    "decidedBy": "you",
+                    "decidedAt": now,
+                    "outcome": f"late, not sent: {card.decided_by or card.status} had decided",
+                    "late": True,
+                }
+            )
+        self._sync_audit(card.view)
+        view.ack(message.requestId, accepted=False, error=text, late=True)
 
     def _decisions_from(self, card: _Card, raw: dict[str, FrontDecision]) -> dict[str, Decision]:
         ids = [i.id for i in card.interrupts]
@@ -472,10 +617,8 @@ class Chat:
     def _new_view(self, *, show: bool) -> ChatView:
         view = ChatView(on_message=self._on_front_message)
         self.views.append(view)
-        if show and kernel_support().in_kernel:
-            from IPython.display import display
-
-            display(view)  # type: ignore[no-untyped-call]
+        if show:
+            display_widget(view)
         return view
 
     def _new_card(self, view: ChatView, interrupts: list[PendingInterrupt]) -> _Card:
@@ -486,14 +629,6 @@ class Chat:
         self._cards[card.id] = card
         for interrupt in interrupts:
             card.items.mark_tool(interrupt.tool_call_id, "awaiting")
-        support = kernel_support()
-        note = None
-        if support.in_kernel and not support.can_wait:
-            note = (
-                f"This kernel cannot wait for a click inside the cell ({support.detail}). "
-                "The cell has returned; your decision resumes the run here, in the background "
-                "(`await chat.wait()` gives the final result)."
-            )
         card.items.put(
             {
                 "kind": "card",
@@ -503,7 +638,7 @@ class Chat:
                 "decisions": None,
                 "decidedBy": None,
                 "error": None,
-                "note": note,
+                "note": None,
                 "timeoutAt": None,
                 "timeoutDefault": self.on_timeout,
             }
@@ -554,7 +689,7 @@ class Chat:
             self.audit = [
                 r
                 for r in self.audit
-                if not (r["card"] == card.id and r["interrupt"] == interrupt.id)
+                if r.get("late") or not (r["card"] == card.id and r["interrupt"] == interrupt.id)
             ]
             self.audit.append(record)
         self._sync_audit(card.view)
@@ -562,7 +697,7 @@ class Chat:
 
     def _set_outcome(self, card: _Card, outcome: str) -> None:
         for record in self.audit:
-            if record["card"] == card.id:
+            if record["card"] == card.id and not record.get("late"):
                 record["outcome"] = outcome
         self._sync_audit(card.view)
 
@@ -694,3 +829,66 @@ def _title(exc: BaseException) -> str:
         "RunError": "The agent reported an error",
         "RunAborted": "Aborted",
     }.get(type(exc).__name__, type(exc).__name__)
+
+
+#: How long a click already on its way (handed to the loop) may take to be handled.
+_CLICK_IN_FLIGHT = 0.3
+
+
+def _subjects(card: _Card) -> str:
+    return ", ".join(i.tool_name or i.reason or "interrupt" for i in card.interrupts)
+
+
+def background_note(support: KernelSupport) -> str:
+    """The card's one note where a click cannot reach the running cell, in plain words."""
+    if support.kind == "marimo":
+        why = "In marimo a click reaches Python only after the running cell has finished"
+        then = "Run `await chat.wait()` in another cell after deciding for the final result."
+    else:
+        why = (
+            f"This kernel ({support.detail}) delivers a click only after the running cell has "
+            "finished (ipykernel 7.4 or newer waits in the cell)"
+        )
+        then = "`await chat.wait()` in a later cell gives the final result."
+    return (
+        f"{why}, so the cell did not wait: your decision continues the run here, in this "
+        f"output. {then}"
+    )
+
+
+_PAST = {
+    "approve": "approved",
+    "edit": "approved an edit",
+    "reject": "rejected",
+    "cancel": "cancelled",
+    "answer": "answered",
+}
+_LABEL = {"approve": "Approve", "edit": "Edit", "reject": "Reject", "cancel": "Cancel"}
+
+
+def late_click_text(
+    clicked: dict[str, FrontDecision],
+    decided_by: str | None,
+    decided: dict[str, Decision] | None,
+) -> str:
+    """What the card says to a click that came after another decision: "Your Approve arrived
+    after the timeout had cancelled; nothing was sent." """
+    actions = {d.action for d in clicked.values()}
+    label = _LABEL.get(next(iter(actions)), "answer") if len(actions) == 1 else "decisions"
+    kinds = {d.kind for d in (decided or {}).values()}
+    verb = _PAST.get(next(iter(kinds)), "decided") if len(kinds) == 1 else "decided"
+    tail = "nothing was sent"
+    if decided_by is None:
+        who = "this card stopped waiting"
+    elif decided_by.startswith("timeout:"):
+        who = f"the timeout had {verb}"
+    elif decided_by.startswith("policy:"):
+        who = f"the policy {decided_by.removeprefix('policy:').strip()} had {verb}"
+    elif decided_by.startswith("rule:"):
+        who = f"the rule \u201c{decided_by.removeprefix('rule:').strip()}\u201d had {verb}"
+    elif decided_by == "you":
+        who = f"another click had {verb}"
+        tail = "only that decision was sent"
+    else:
+        who = f"{decided_by} had answered it"
+    return f"Your {label} arrived after {who}; {tail}."

@@ -13,6 +13,8 @@
     │                             RUN_FINISHED or RUN_ERROR: a failed run, never a success
     ├── RunError                  the server sent RUN_ERROR (message, code)
     ├── RunAborted                the client aborted the run (Thread.abort() or task cancel)
+    ├── NobodyCanClick            a person must decide, but no click can reach Python here: no
+    │                             front end and no policy, or a wait that would hold clicks back
     └── ResumeRefused             the client refused to send a resume, before any request
         ├── NothingPending
         ├── UnansweredInterrupts  an interrupt would be left without an answer
@@ -35,6 +37,7 @@ __all__ = [
     "ExpiredInterrupt",
     "HTTPStatusError",
     "InvalidDecision",
+    "NobodyCanClick",
     "NothingPending",
     "ProtocolError",
     "ResumeRefused",
@@ -193,3 +196,19 @@ class InvalidDecision(ResumeRefused):
 
 class ThreadBusy(ResumeRefused):
     """Another run or resume is in flight on this thread."""
+
+
+class NobodyCanClick(AGUIError):
+    """A person must decide, but no click can reach Python where this runs.
+
+    Raised at once instead of waiting out the timeout: by ``Chat.send`` when nothing can show a
+    card (plain Python, no policy), and by ``Chat.wait`` where a click cannot arrive while a cell
+    runs (marimo, ipykernel < 7.4) and a card still waits for one. Nothing was sent: the
+    interrupts stay pending.
+    """
+
+    hint = (
+        "Choose who decides: agent.chat(policy=policies.approve_all()) (or reject_all, "
+        "scripted, rules), or set AGUI_NOTEBOOK_POLICY=approve (or reject, cancel, script:..., "
+        "rules:<file>, replay:<file>)."
+    )

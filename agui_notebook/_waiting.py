@@ -1,68 +1,155 @@
-"""The event-loop side of waiting for a click while a cell runs.
+"""The event loop and the front end: what is running, and how a click reaches a waiting cell.
 
-Measured facts (design/kernel-waiting.md): ipykernel >= 7.4 dispatches widget messages while an
-async cell is suspended at an ``await``; JupyterLab >= 4.4 may deliver them on a subshell thread,
-where resolving a future directly does not wake the loop. So every hand-off to the loop goes
-through ``call_soon_threadsafe``, and every wait has its own timeout.
+What is running is read from the running process, never from installed metadata: ``pip install``
+inside a running ipykernel 6 kernel puts 7.4 on disk while the process still runs 6 (docs/
+front-ends.md). So: marimo's runtime if it is loaded and running a notebook; else an IPython shell
+with a kernel (its loaded ``ipykernel`` module's ``__version__``; Colab if ``google.colab`` is
+loaded); else nothing that can show a card.
+
+Measured facts: ipykernel >= 7.4 dispatches widget messages while an async cell is suspended at an
+``await``; older kernels and marimo handle a click only once the running cell has ended. JupyterLab
+>= 4.4 may deliver messages on a subshell thread, where resolving a future directly does not wake
+the loop, so every hand-off to the loop goes through ``call_soon_threadsafe``.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import Any
+import contextlib
+import re
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-__all__ = ["KernelSupport", "call_in_loop", "current_cell_id", "kernel_support"]
+__all__ = [
+    "CellRun",
+    "KernelSupport",
+    "call_in_loop",
+    "current_cell_id",
+    "kernel_support",
+    "show",
+]
+
+FrontEndKind = Literal["jupyter", "colab", "marimo", "none"]
+
+#: The first ipykernel that hands a click to a cell suspended at an ``await``.
+WAITING_IPYKERNEL = (7, 4)
 
 
+@dataclass(frozen=True)
 class KernelSupport:
-    """Whether a running cell can wait for a click in this kernel, and why not."""
+    """What is running this code, as far as a card is concerned."""
 
-    def __init__(self, in_kernel: bool, can_wait: bool, detail: str) -> None:
-        self.in_kernel = in_kernel
-        self.can_wait = can_wait
-        self.detail = detail
+    #: ``jupyter`` (an ipykernel kernel: JupyterLab, Notebook 7, VS Code, nbclient...), ``colab``,
+    #: ``marimo``, or ``none`` (plain Python, a terminal IPython: nothing can show a card).
+    kind: FrontEndKind
+    #: A card can be shown here, and a person's click can reach Python (at some point).
+    in_kernel: bool
+    #: The click reaches a cell that is awaiting it (ipykernel >= 7.4); else only after it ends.
+    can_wait: bool
+    #: Plain words for cards and errors, e.g. "ipykernel 6.29.5", "marimo 0.25.2 (edit)".
+    detail: str
+    #: The running kernel's ipykernel version (its loaded module's ``__version__``).
+    ipykernel: str | None = None
 
 
-def kernel_support() -> KernelSupport:
+def kernel_support(modules: Mapping[str, Any] | None = None) -> KernelSupport:
+    """Decide from the loaded modules (``sys.modules`` unless given: tests pass fakes)."""
+    loaded = sys.modules if modules is None else modules
+    marimo = _marimo_notebook(loaded.get("marimo"))
+    if marimo is not None:
+        return KernelSupport("marimo", True, False, marimo)
+    shell = _ipython_shell(loaded.get("IPython"))
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:
+        where = (
+            "a marimo script" if "marimo" in loaded
+            else "plain Python" if shell is None
+            else "IPython without a kernel"
+        )  # fmt: skip
+        return KernelSupport("none", False, False, f"{where}: no notebook front end")
+    release = getattr(loaded.get("ipykernel"), "__version__", None)
+    if not isinstance(release, str):
+        release = getattr(kernel, "implementation_version", None)
+    kind: FrontEndKind = "colab" if "google.colab" in loaded else "jupyter"
+    where = "Colab, " if kind == "colab" else ""
+    version = _version(release)
+    if version is None:
+        return KernelSupport(kind, True, False, f"{where}a kernel of unknown version", None)
+    detail = f"{where}ipykernel {release}"
+    return KernelSupport(kind, True, version >= WAITING_IPYKERNEL, detail, release)
+
+
+def _marimo_notebook(marimo: Any) -> str | None:
+    """Its words, "marimo 0.25.2 (edit)", when marimo is running a notebook (not a script)."""
+    if marimo is None:
+        return None
     try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipykernel
-        return KernelSupport(False, True, "not in IPython")
-    shell = get_ipython()
-    if shell is None or not hasattr(shell, "kernel"):
-        return KernelSupport(False, True, "not in a Jupyter kernel")
-    try:
-        from importlib.metadata import version as installed
-
-        release = installed("ipykernel")
-        version = tuple(int(p) for p in release.split(".")[:2])
-    except (ImportError, ValueError):  # PackageNotFoundError is an ImportError
-        return KernelSupport(True, False, "unknown ipykernel version")
-    if version >= (7, 4):
-        return KernelSupport(True, True, f"ipykernel {release}")
-    return KernelSupport(
-        True,
-        False,
-        f"ipykernel {release} delivers clicks only after the cell ends "
-        "(7.4 or newer waits in the cell)",
-    )
-
-
-def current_cell_id() -> str | None:
-    """An id for the execute request being run (None outside a kernel)."""
-    try:
-        from IPython import get_ipython
-
-        shell = get_ipython()
-        kernel = getattr(shell, "kernel", None)
-        if kernel is None:
+        if not marimo.running_in_notebook():
             return None
-        parent = kernel.get_parent("shell") if _takes_channel(kernel) else kernel.get_parent()
-        msg_id = (parent or {}).get("header", {}).get("msg_id")
-        return str(msg_id) if msg_id else None
+    except Exception:  # an unexpected marimo: not one we can rely on
+        return None
+    mode = None
+    with contextlib.suppress(Exception):  # app_meta is newer than running_in_notebook
+        mode = marimo.app_meta().mode
+    version = getattr(marimo, "__version__", "?")
+    return f"marimo {version}" + (f" ({mode})" if mode else "")
+
+
+def _ipython_shell(ipython: Any) -> Any:
+    """The running IPython shell (its ``kernel`` is set in a Jupyter kernel), or None."""
+    if ipython is None:
+        return None
+    try:
+        return ipython.get_ipython()
     except Exception:
         return None
+
+
+def _version(release: Any) -> tuple[int, int] | None:
+    match = re.match(r"(\d+)\.(\d+)", release) if isinstance(release, str) else None
+    return (int(match[1]), int(match[2])) if match else None
+
+
+# ----------------------------------------------------------------------------- the cell running
+
+
+@dataclass(frozen=True)
+class CellRun:
+    """One execution of one cell; equal only to itself (a re-run is another)."""
+
+    key: str
+    #: What the key names (marimo's execution context), held so its id is not reused.
+    holder: Any = field(default=None, compare=False, repr=False)
+
+
+def current_cell_id() -> CellRun | None:
+    """The cell execution running now: Jupyter's execute request, marimo's cell run; else None."""
+    support = kernel_support()
+    if support.kind == "marimo":
+        return _marimo_cell_run()
+    if not support.in_kernel:
+        return None
+    try:
+        kernel = sys.modules["IPython"].get_ipython().kernel
+        parent = kernel.get_parent("shell") if _takes_channel(kernel) else kernel.get_parent()
+        msg_id = (parent or {}).get("header", {}).get("msg_id")
+        return CellRun(f"jupyter:{msg_id}") if msg_id else None
+    except Exception:
+        return None
+
+
+def _marimo_cell_run() -> CellRun | None:
+    try:
+        from marimo._runtime.context import get_context  # no public name for the cell's run
+
+        run = get_context().execution_context
+    except Exception:
+        return None
+    if run is None:
+        return None
+    return CellRun(f"marimo:{run.cell_id}:{id(run)}", holder=run)
 
 
 def _takes_channel(kernel: Any) -> bool:
@@ -72,6 +159,42 @@ def _takes_channel(kernel: Any) -> bool:
         return "channel" in inspect.signature(kernel.get_parent).parameters
     except (TypeError, ValueError):
         return False
+
+
+# ------------------------------------------------------------------------------------ showing
+
+_colab_widgets: list[bool] = []  # set once per process: whether Colab's manager is on
+
+
+def show(widget: Any, support: KernelSupport | None = None) -> bool:
+    """Display ``widget`` in the running cell's output; False where nothing can show it."""
+    support = support or kernel_support()
+    if support.kind == "marimo":
+        import marimo
+
+        marimo.output.append(widget)
+        return True
+    if not support.in_kernel:
+        return False
+    if support.kind == "colab":
+        enable_colab_widgets()
+    from IPython.display import display
+
+    display(widget)  # type: ignore[no-untyped-call]
+    return True
+
+
+def enable_colab_widgets() -> bool:
+    """Turn on Colab's custom widget manager (anywidgets render only with it), once."""
+    if not _colab_widgets:
+        try:
+            from google.colab import output  # type: ignore[import-not-found]
+
+            output.enable_custom_widget_manager()
+            _colab_widgets.append(True)
+        except Exception:  # not Colab after all, or an API that moved: the card says nothing
+            _colab_widgets.append(False)
+    return _colab_widgets[0]
 
 
 def call_in_loop(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], *args: Any) -> None:

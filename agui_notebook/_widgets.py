@@ -153,10 +153,16 @@ class ChatView(anywidget.AnyWidget):
             return
         self._listener(self, message)
 
-    def ack(self, request_id: str, *, accepted: bool, error: str | None = None) -> None:
+    def ack(
+        self, request_id: str, *, accepted: bool, error: str | None = None, late: bool = False
+    ) -> None:
+        """Answer a front-end message; ``late``: a click on a card already decided (``error``
+        then says what happened, for the card to show as a note, not as an error)."""
         content: dict[str, Any] = {"type": "ack", "requestId": request_id, "accepted": accepted}
         if error:
             content["error"] = error
+        if late:
+            content["late"] = True
         self.send(content)
 
     def due(self) -> bool:

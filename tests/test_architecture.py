@@ -140,6 +140,8 @@ OWNED = {
     "ipywidgets": {"_widgets"},
     "IPython": {"_waiting", "_chat"},  # _chat: display(view), showing the view in the cell
     "ipykernel": {"_waiting"},
+    "marimo": {"_waiting"},  # what is running, and showing a view there
+    "google": {"_waiting"},  # google.colab: its widget manager
     "nbclient": {"_notebooks"},
     "nbformat": {"_notebooks"},
     "uvicorn": {"demo._server"},

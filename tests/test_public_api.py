@@ -17,6 +17,7 @@ PUBLIC = {
     "ExpiredInterrupt",
     "HTTPStatusError",
     "InvalidDecision",
+    "NobodyCanClick",
     "NothingPending",
     "PendingInterrupt",
     "ProtocolError",

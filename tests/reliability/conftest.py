@@ -13,6 +13,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fault_server import FaultServer
 
 from agui_notebook.demo import DemoApp, create_app, start_in_thread
+from tests.front_end import JUPYTER, front_end_fixture
+
+# The chats here are clicked by the tests, as a JupyterLab front end with ipykernel 7.4 would.
+as_front_end = front_end_fixture(JUPYTER)
 
 
 @pytest.fixture(scope="module")

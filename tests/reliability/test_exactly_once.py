@@ -54,7 +54,10 @@ async def test_double_click_sends_one_resume(demo: tuple[str, DemoApp]) -> None:
     assert result.outcome == "success"
     a, b = await driver.ack(first), await driver.ack(second)
     assert a["accepted"] is True
-    assert b["accepted"] is False and "already" in b["error"]
+    assert b["accepted"] is False and b["late"] is True
+    assert b["error"] == (
+        "Your Approve arrived after another click had approved; only that decision was sent."
+    )
     assert len(resumes(app, chat.thread.id)) == 1
     assert len(transfers(app, chat.thread.id)) == 1
 
@@ -95,7 +98,10 @@ async def test_two_front_ends_of_one_card_send_one_resume(demo: tuple[str, DemoA
     sent = resumes(app, chat.thread.id)
     assert len(sent) == 1
     assert sent[0][0]["payload"]["approved"] is (winner == "approve")
-    assert [r["decision"] for r in chat.audit] == [winner]
+    assert [r["decision"] for r in chat.audit if not r.get("late")] == [winner]
+    # The losing click is audited as late, never as sent.
+    [late] = [r for r in chat.audit if r.get("late")]
+    assert late["decision"] != winner and late["outcome"].startswith("late, not sent")
     assert result.outcome == "success"
 
 
@@ -131,9 +137,12 @@ async def test_a_policy_and_a_click_racing_send_one_resume(demo: tuple[str, Demo
         assert ack["accepted"] is False, ack
     sent = resumes(app, chat.thread.id)
     assert len(sent) == 1 and sent[0][0]["payload"]["approved"] is True
-    assert [(r["decision"], r["decidedBy"]) for r in chat.audit] == [
+    assert [(r["decision"], r["decidedBy"]) for r in chat.audit if not r.get("late")] == [
         ("approve", "policy: approve (racing a click)")
     ]
+    assert [(r["decision"], r["late"]) for r in chat.audit if r.get("late")] == [
+        ("reject", True)
+    ] * 3
     assert len(transfers(app, chat.thread.id)) == 1
 
 

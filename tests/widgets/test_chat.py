@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from agui_notebook import Agent, ResumeRefused, approve, policies, reject
+from agui_notebook import Agent, AGUIError, NobodyCanClick, ResumeRefused, approve, policies, reject
 from agui_notebook._chat import Chat, InterruptReissued
 from agui_notebook._widgets import ChatView, parse_front_message
+from tests.front_end import IPYKERNEL_6, MARIMO, NOTHING
 
 TRANSFER = "Transfer $500 from 1234567890 to 0987654321"
 
@@ -244,10 +245,37 @@ async def test_policy_from_environment(agent: Agent, monkeypatch: pytest.MonkeyP
 
 async def test_timeout_applies_stated_default_and_says_so(agent: Agent) -> None:
     chat = agent.chat(timeout=0.2, on_timeout="cancel")
-    result = await asyncio.wait_for(chat.send(TRANSFER), 10)
+    with pytest.warns(UserWarning, match=r"nobody decided within 0.2 s: the timeout cancelled"):
+        result = await asyncio.wait_for(chat.send(TRANSFER), 10)
     assert result.decisions[0]["decidedBy"] == "timeout: cancel after 0.2 s"
     assert resumes(agent)[0]["resume"][0]["status"] == "cancelled"
     assert agent.demo_app.executions == []
+    # The result says so unmistakably: the server's run succeeded, the transfer did not happen.
+    assert result.outcome == "success"
+    assert result.timed_out is True
+    assert result.completed is False
+    assert result.decided_by == "timeout: cancel after 0.2 s"
+    assert "transfer_money, so it was not done" in result.warnings[-1]
+    assert repr(result).startswith("ChatResult(outcome='success', timed_out=True")
+
+
+async def test_a_person_approving_completes_the_turn(agent: Agent) -> None:
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(chat.send(TRANSFER))
+    click(chat, decide(await pending_card(chat), "r", action="approve"))
+    result = await asyncio.wait_for(send, 10)
+    assert (result.completed, result.timed_out, result.decided_by) == (True, False, "you")
+    assert "timed_out" not in repr(result)  # saved notebook outputs keep their text
+    assert await chat.wait() is result  # the latest turn's result, at once
+
+
+async def test_a_rejection_is_not_completed(agent: Agent) -> None:
+    chat = agent.chat(policy=policies.reject_all("no"))
+    result = await asyncio.wait_for(chat.send(TRANSFER), 10)
+    assert result.outcome == "success" and result.completed is False
+    assert result.decided_by == "policy: reject-all" and result.timed_out is False
+    plain = await asyncio.wait_for(chat.send("What is my balance?"), 10)
+    assert plain.completed is True and plain.decided_by is None  # nothing to decide
 
 
 async def test_expired_interrupt_click_is_refused_then_cancel_works() -> None:
@@ -380,26 +408,215 @@ async def test_code_resume_refused_before_showing_a_card(agent: Agent) -> None:
 
 
 async def test_older_kernel_continues_in_the_background_and_says_so(
-    agent: Agent, monkeypatch: pytest.MonkeyPatch
+    agent: Agent, as_front_end: Any
 ) -> None:
     # ipykernel < 7.4 delivers a click only after the cell ends: send() must return, and the
     # click must still resume the thread.
-    from agui_notebook import _chat
-    from agui_notebook._waiting import KernelSupport
-
-    monkeypatch.setattr(
-        _chat, "kernel_support", lambda: KernelSupport(True, False, "ipykernel 6.29.5 (test)")
-    )
-    monkeypatch.setattr(_chat, "current_cell_id", lambda: None)
+    as_front_end(IPYKERNEL_6)
     chat = agent.chat(timeout=10, display=False)
     first = await asyncio.wait_for(chat.send(TRANSFER), 10)
     assert first.outcome == "interrupt"
+    assert (first.completed, first.decided_by, first.timed_out) == (False, None, False)
     assert chat.background is not None and not chat.background.done()
     card = await pending_card(chat)
-    assert "cannot wait for a click inside the cell" in card["note"]
-    assert "6.29.5" in card["note"]
+    note = await card_note(chat)
+    assert "ipykernel 6.29.5" in note and "only after the running cell has finished" in note
+    assert "continues the run here, in this output" in note
     click(chat, decide(card, "bg", action="approve"))
     final = await asyncio.wait_for(chat.wait(), 10)
-    assert final is not None and final.outcome == "success"
+    assert final is not None and final.outcome == "success" and final.completed
     assert "Transferred 500.00 USD" in final.text
     assert len(resumes(agent)) == 1
+    assert await chat.wait() is final
+
+
+async def test_marimo_continues_in_the_background_and_the_same_view_updates(
+    agent: Agent, as_front_end: Any
+) -> None:
+    as_front_end(MARIMO)
+    chat = agent.chat(timeout=10, display=False)
+    first = await asyncio.wait_for(chat.send(TRANSFER), 10)
+    assert first.outcome == "interrupt" and len(chat.thread.pending) == 1
+    view = chat.view
+    card = await pending_card(chat)
+    note = await card_note(chat)
+    assert note.startswith("In marimo a click reaches Python only after the running cell")
+    click(chat, decide(card, "m", action="approve"))
+    final = await asyncio.wait_for(chat.wait(), 10)
+    assert final is not None and final.completed and final.decided_by == "you"
+    assert chat.view is view  # the answer streamed into the view the cell showed
+    texts = [i["text"] for i in view.items if i["kind"] == "assistant"]  # type: ignore[union-attr]
+    assert any("Transferred 500.00 USD" in t for t in texts)
+
+
+@pytest.mark.parametrize("front", [MARIMO, IPYKERNEL_6], ids=["marimo", "ipykernel6"])
+async def test_waiting_where_clicks_are_held_back_fails_fast(
+    agent: Agent, as_front_end: Any, front: Any
+) -> None:
+    """A later cell awaiting chat.wait() would hold the click back until the timeout: it raises
+    at once instead, the card stays live, and a click afterwards still resumes the thread."""
+    as_front_end(front)
+    chat = agent.chat(timeout=30, display=False)
+    await asyncio.wait_for(chat.send(TRANSFER), 10)
+    card = await pending_card(chat)
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(NobodyCanClick, match="still waits for your decision") as error:
+        await asyncio.wait_for(chat.wait(), 10)
+    assert asyncio.get_running_loop().time() - started < 3
+    assert "run this cell again" in str(error.value)
+    assert ("marimo" in str(error.value)) == (front is MARIMO)
+    assert resumes(agent) == [] and len(chat.thread.pending) == 1
+    click(chat, decide(card, "after", action="approve"))
+    final = await asyncio.wait_for(chat.wait(), 10)
+    assert final is not None and final.completed
+
+
+async def test_a_click_already_on_its_way_is_not_refused_by_wait(
+    agent: Agent, as_front_end: Any
+) -> None:
+    as_front_end(IPYKERNEL_6)
+    chat = agent.chat(timeout=30, display=False)
+    await asyncio.wait_for(chat.send(TRANSFER), 10)
+    card = await pending_card(chat)
+    # The kernel handed the click to the loop just before the next cell started waiting.
+    worker = threading.Thread(target=click, args=(chat, decide(card, "t", action="approve")))
+    worker.start()
+    worker.join()
+    final = await asyncio.wait_for(chat.wait(), 10)
+    assert final is not None and final.completed
+
+
+async def test_nobody_can_click_fails_fast_and_keeps_the_interrupt(
+    agent: Agent, as_front_end: Any
+) -> None:
+    as_front_end(NOTHING)
+    chat = agent.chat()  # the default 600 s timeout: it must not be waited out
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(NobodyCanClick) as error:
+        await asyncio.wait_for(chat.send(TRANSFER), 10)
+    assert asyncio.get_running_loop().time() - started < 5
+    text = str(error.value)
+    assert "transfer_money needs a decision" in text
+    assert "policies.approve_all()" in text and "AGUI_NOTEBOOK_POLICY" in text
+    assert isinstance(error.value, AGUIError)
+    assert resumes(agent) == []
+    assert len(chat.thread.pending) == 1  # nothing was sent: answer it in code
+    card = next(i for i in chat.view.items if i["kind"] == "card")  # type: ignore[union-attr]
+    assert card["status"] == "failed" and card["error"]["title"] == "Nobody can decide here"
+    result = await asyncio.wait_for(chat.resume(approve()), 10)
+    assert result.completed
+
+
+async def test_nobody_can_click_is_no_obstacle_to_a_policy(agent: Agent, as_front_end: Any) -> None:
+    as_front_end(NOTHING)
+    result = await asyncio.wait_for(agent.chat(policy=policies.approve_all()).send(TRANSFER), 10)
+    assert result.completed
+
+
+# -- late clicks --------------------------------------------------------------------------
+
+
+async def test_a_click_after_the_timeout_says_so_and_is_audited(agent: Agent) -> None:
+    chat = agent.chat(timeout=0.2, on_timeout="cancel")
+    send = asyncio.create_task(chat.send(TRANSFER))
+    card = await pending_card(chat)
+    view = chat.view
+    assert view is not None
+    acks = capture_acks(view)
+    with pytest.warns(UserWarning, match="timeout cancelled"):
+        result = await asyncio.wait_for(send, 10)
+    click(chat, decide(card, "late", action="approve"))  # the person's Approve, too late
+    await asyncio.sleep(0.05)
+    assert acks == [
+        {
+            "type": "ack",
+            "requestId": "late",
+            "accepted": False,
+            "error": "Your Approve arrived after the timeout had cancelled; nothing was sent.",
+            "late": True,
+        }
+    ]
+    assert [r["resume"][0]["status"] for r in resumes(agent)] == ["cancelled"]  # only that
+    late = chat.audit[-1]
+    assert late["late"] is True and late["decision"] == "approve" and late["decidedBy"] == "you"
+    assert late["outcome"] == "late, not sent: timeout: cancel after 0.2 s had decided"
+    assert view.audit[-1] == late  # the saved widget state keeps it too
+    assert chat.audit[0]["outcome"] == "success"  # the timeout's own record is untouched
+    assert "-> approve (by you) => late, not sent" in chat.audit_text()
+    assert result.timed_out
+
+
+async def test_a_click_after_a_policy_decided_names_the_policy(agent: Agent) -> None:
+    chat = agent.chat(policy=policies.reject_all("no"))
+    await asyncio.wait_for(chat.send(TRANSFER), 10)
+    card = next(i for i in chat.view.items if i["kind"] == "card")  # type: ignore[union-attr]
+    acks = capture_acks(chat.view)  # type: ignore[arg-type]
+    click(chat, decide(card, "p", action="approve"))
+    await asyncio.sleep(0.05)
+    assert acks[0]["late"] is True
+    assert acks[0]["error"] == (
+        "Your Approve arrived after the policy reject-all had rejected; nothing was sent."
+    )
+
+
+async def test_the_losing_view_of_a_race_hears_it_once(agent: Agent) -> None:
+    """Two views click at once: the winner's click is sent, the other is told, as a late click,
+    not as an error, and nothing is sent twice."""
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(chat.send(TRANSFER))
+    card = await pending_card(chat)
+    acks = capture_acks(chat.view)  # type: ignore[arg-type]
+    click(chat, decide(card, "winner", action="approve"))
+    click(chat, decide(card, "loser", action="reject", reason="no"))
+    result = await asyncio.wait_for(send, 10)
+    await asyncio.sleep(0.05)
+    assert acks[0] == {"type": "ack", "requestId": "winner", "accepted": True}
+    assert acks[1]["requestId"] == "loser" and acks[1]["late"] is True
+    assert acks[1]["error"] == (
+        "Your Reject arrived after another click had approved; only that decision was sent."
+    )
+    assert len(acks) == 2 and len(resumes(agent)) == 1 and result.completed
+    # Both clicks are in the audit: the one sent (with the run's outcome) and the late one.
+    sent_record = next(r for r in chat.audit if not r.get("late"))
+    late_record = next(r for r in chat.audit if r.get("late"))
+    assert (sent_record["decision"], sent_record["outcome"]) == ("approve", "success")
+    assert (late_record["decision"], late_record["rejectReason"]) == ("reject", "no")
+    assert len(chat.audit) == 2
+    assert result.decided_by == "you"
+
+
+def test_late_click_texts() -> None:
+    from agui_notebook._chat import late_click_text
+    from agui_notebook._decisions import cancel, edit
+    from agui_notebook._widgets import FrontDecision
+
+    a = {"i": FrontDecision(action="approve")}
+    assert late_click_text(a, "rule: always allow transfer_money", {"i": approve()}) == (
+        "Your Approve arrived after the rule \u201calways allow transfer_money\u201d had "
+        "approved; nothing was sent."
+    )
+    assert late_click_text(a, "timeout: reject after 5 s", {"i": reject("x")}).startswith(
+        "Your Approve arrived after the timeout had rejected"
+    )
+    both = {"i": FrontDecision(action="approve"), "j": FrontDecision(action="cancel")}
+    assert late_click_text(both, "you", {"i": edit(amount=1), "j": cancel()}) == (
+        "Your decisions arrived after another click had decided; only that decision was sent."
+    )
+    assert late_click_text(a, "another resume on this thread", None) == (
+        "Your Approve arrived after another resume on this thread had answered it; "
+        "nothing was sent."
+    )
+    assert late_click_text(a, None, None) == (
+        "Your Approve arrived after this card stopped waiting; nothing was sent."
+    )
+
+
+async def card_note(chat: Chat, timeout: float = 5.0) -> str:
+    """The pending card's note (set when its wait for a person begins)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        for item in chat.view.items if chat.view else []:
+            if item["kind"] == "card" and item.get("note"):
+                return str(item["note"])
+        await asyncio.sleep(0.01)
+    raise AssertionError("no card note")
