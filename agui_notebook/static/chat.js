@@ -1408,6 +1408,7 @@ function cardEntry(item, env) {
   const actions = h("div", { cls: "agui-card-actions" }, [sendAll]);
   const cardError = h("div", { cls: "agui-error agui-card-error", attrs: { role: "alert" } });
   const ackError = h("div", { cls: "agui-error agui-ack-error", attrs: { role: "alert" } });
+  const lateNote = h("div", { cls: "agui-late", attrs: { role: "status" } });
   const retry = button("Retry", "retry", "Retry sending the decision", "agui-primary");
   const note = h("div", { cls: "agui-note agui-pre" });
   node.append(
@@ -1417,6 +1418,7 @@ function cardEntry(item, env) {
     actions,
     cardError,
     ackError,
+    lateNote,
     h("div", { cls: "agui-buttons" }, [retry]),
     note
   );
@@ -1425,6 +1427,7 @@ function cardEntry(item, env) {
   let sentFromStatus = null;
   let pendingRequest = null;
   let ackProblem = null;
+  let lateText = null;
   const drafts = /* @__PURE__ */ new Map();
   const sections = /* @__PURE__ */ new Map();
   let ordered = [];
@@ -1545,6 +1548,8 @@ function cardEntry(item, env) {
     }
     ackError.hidden = !ackProblem;
     ackError.textContent = ackProblem ?? "";
+    lateNote.hidden = !lateText;
+    lateNote.textContent = lateText ?? "";
     retry.hidden = status !== "failed";
     retry.disabled = status !== "failed" || localSending;
     const n = asText(card?.note);
@@ -1602,7 +1607,10 @@ function cardEntry(item, env) {
       const now = pyStatus();
       if (localSending && now !== sentFromStatus) localSending = false;
       if (now !== before) ackProblem = null;
-      if (now === "pending" && before !== "pending") drafts.clear();
+      if (now === "pending" && before !== "pending") {
+        drafts.clear();
+        lateText = null;
+      }
       reconcile();
       refresh();
     },
@@ -1612,9 +1620,14 @@ function cardEntry(item, env) {
       pendingRequest = null;
       if (msg.accepted === true) return;
       localSending = false;
+      const said = asText(msg.error);
       const now = pyStatus();
-      if (now === "pending" || now === "failed") {
-        ackProblem = asText(msg.error) || "The kernel did not accept this.";
+      if (msg.late === true) {
+        lateText = said || "Your click arrived after this card was decided; nothing was sent.";
+      } else if (now === "pending" || now === "failed") {
+        ackProblem = said || "The kernel did not accept this.";
+      } else {
+        lateText = `Your click arrived after this card was decided${said ? ` (${said})` : ""}; nothing was sent.`;
       }
       refresh();
     },
@@ -1639,12 +1652,13 @@ var CSS2 = `
   --agui-border: var(--jp-border-color2, var(--vscode-panel-border, color-mix(in srgb, var(--agui-fg) 20%, transparent)));
   --agui-border1: var(--jp-border-color1, color-mix(in srgb, var(--agui-fg) 35%, transparent));
   --agui-brand: var(--jp-brand-color1, var(--vscode-focusBorder, #1976d2));
-  --agui-error: var(--jp-error-color1, #d32f2f);
-  /* Button colours chosen for >= 4.5:1 contrast in light and dark themes (tests/browser). */
-  --agui-primary-bg: var(--jp-brand-color0, #0d47a1);
-  --agui-danger-fg: var(--jp-error-color0, #b71c1c);
-  --agui-warn: var(--jp-warn-color1, #e67700);
-  --agui-success: var(--jp-success-color1, #2e7d32);
+  --agui-link: var(--jp-content-link-color, var(--vscode-textLink-foreground, var(--agui-brand)));
+  --agui-error: var(--jp-error-color0, var(--vscode-errorForeground, #b71c1c));
+  --agui-success: var(--jp-success-color0, #1b5e20);
+  --agui-warn: #a14000;
+  --agui-primary-bg: var(--jp-brand-color0, var(--vscode-button-background, #0d47a1));
+  --agui-primary-fg: var(--vscode-button-foreground, #fff);
+  --agui-danger-fg: var(--agui-error);
   --agui-font: var(--jp-ui-font-family, var(--vscode-font-family, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif));
   --agui-code: var(--jp-code-font-family, var(--vscode-editor-font-family, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace));
   --agui-size: var(--jp-content-font-size1, 13px);
@@ -1658,6 +1672,16 @@ var CSS2 = `
   flex-direction: column;
   gap: 6px;
   max-width: 100%;
+}
+.agui-chat[data-agui-theme=dark] {
+  --agui-error: var(--jp-error-color2, var(--vscode-errorForeground, #ef9a9a));
+  --agui-success: var(--jp-success-color2, #81c784);
+  --agui-warn: var(--jp-warn-color2, #ffb74d);
+}
+.agui-chat[data-agui-contrast=more] {
+  --agui-muted: var(--agui-fg);
+  --agui-border: var(--vscode-contrastBorder, var(--agui-fg));
+  --agui-border1: var(--vscode-contrastBorder, var(--agui-fg));
 }
 .agui-chat *, .agui-chat *::before, .agui-chat *::after { box-sizing: border-box; }
 .agui-chat [hidden] { display: none !important; }
@@ -1708,6 +1732,7 @@ var CSS2 = `
 .agui-chat .agui-decision[data-action=approve], .agui-chat .agui-decision[data-action=edit], .agui-chat .agui-decision[data-action=answer] { color: var(--agui-success); }
 .agui-chat .agui-decision[data-action=reject], .agui-chat .agui-decision[data-action=cancel] { color: var(--agui-error); }
 .agui-chat .agui-note { color: var(--agui-muted); font-size: 0.9em; }
+.agui-chat .agui-late { color: var(--agui-fg0); font-size: 0.9em; border-left: 3px solid var(--agui-warn); padding: 2px 6px; }
 .agui-chat .agui-buttons { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-top: 4px; }
 .agui-chat .agui-btn {
   font: inherit; color: var(--agui-fg); background: var(--agui-bg2);
@@ -1715,11 +1740,10 @@ var CSS2 = `
 }
 .agui-chat .agui-btn:hover:not(:disabled) { border-color: var(--agui-brand); }
 .agui-chat .agui-btn:disabled { opacity: 0.5; cursor: not-allowed; }
-.agui-chat .agui-btn.agui-primary { background: var(--agui-primary-bg); border-color: var(--agui-primary-bg); color: #fff; }
+.agui-chat .agui-btn.agui-primary { background: var(--agui-primary-bg); border-color: var(--agui-primary-bg); color: var(--agui-primary-fg); }
 .agui-chat .agui-btn.agui-danger { color: var(--agui-danger-fg); border-color: var(--agui-danger-fg); background: var(--agui-bg1); }
-body[data-jp-theme-light="false"] .agui-chat, body.vscode-dark .agui-chat { --agui-danger-fg: var(--jp-error-color2, #e57373); }
 .agui-chat .agui-btn[aria-pressed=true] { box-shadow: inset 0 0 0 2px var(--agui-fg); }
-.agui-chat .agui-btn.agui-link { background: none; border: none; padding: 0; color: var(--agui-brand); text-decoration: underline; }
+.agui-chat .agui-btn.agui-link { background: none; border: none; padding: 0; color: var(--agui-link); text-decoration: underline; }
 .agui-chat :is(button, input, select, textarea, summary):focus-visible { outline: 2px solid var(--agui-brand); outline-offset: 2px; }
 .agui-chat .agui-field { display: flex; flex-direction: column; gap: 2px; margin: 2px 0; }
 .agui-chat .agui-field-boolean { flex-direction: row; align-items: center; flex-wrap: wrap; }
@@ -1797,6 +1821,13 @@ body[data-jp-theme-light="false"] .agui-chat, body.vscode-dark .agui-chat { --ag
 .agui-chat .agui-a2-modal-content { border: 1px solid var(--agui-border1); border-radius: 4px; padding: 6px 8px; margin-top: 4px; }
 .agui-chat .agui-a2ui-action[data-status=failed], .agui-chat .agui-a2ui-action.agui-error { color: var(--agui-error); }
 .agui-chat .agui-a2ui-problems { margin: 2px 0; padding-left: 1.2em; }
+@media (forced-colors: active) {
+  .agui-chat { --agui-error: CanvasText; --agui-success: CanvasText; --agui-warn: CanvasText; --agui-muted: CanvasText; --agui-border: CanvasText; --agui-border1: CanvasText; }
+  .agui-chat .agui-btn, .agui-chat .agui-btn.agui-primary, .agui-chat .agui-btn.agui-danger { color: ButtonText; background: ButtonFace; border: 1px solid ButtonText; }
+  .agui-chat .agui-btn:disabled { color: GrayText; border-color: GrayText; opacity: 1; }
+  .agui-chat .agui-btn[aria-pressed=true] { outline: 2px solid Highlight; outline-offset: 1px; }
+  .agui-chat .agui-card, .agui-chat .agui-tool, .agui-chat .agui-error-item { border-color: CanvasText; }
+}
 `;
 
 // src/a2ui-components.js
@@ -2330,6 +2361,84 @@ function surfaceBox(surfaceId, send) {
   };
 }
 
+// src/theme.js
+function pageLook(el) {
+  const body = el.ownerDocument?.body;
+  const cls = body?.classList;
+  const more = Boolean(cls?.contains("vscode-high-contrast") || cls?.contains("vscode-high-contrast-light") || media2("(prefers-contrast: more)"));
+  const contrast = more ? "more" : "normal";
+  if (cls?.contains("vscode-light") || cls?.contains("vscode-high-contrast-light")) return { theme: "light", contrast };
+  if (cls?.contains("vscode-dark") || cls?.contains("vscode-high-contrast")) return { theme: "dark", contrast };
+  const jp = body?.dataset.jpThemeLight;
+  if (jp === "false" || jp === "true") return { theme: jp === "false" ? "dark" : "light", contrast };
+  if (cls?.contains("dark") || cls?.contains("dark-mode") || body?.dataset.theme === "dark") return { theme: "dark", contrast };
+  const bg = opaqueBackground(el);
+  if (bg) return { theme: luminance(bg) < 0.3 ? "dark" : "light", contrast };
+  return { theme: media2("(prefers-color-scheme: dark)") ? "dark" : "light", contrast };
+}
+function followPageLook(root) {
+  const apply = () => {
+    const look = pageLook(root);
+    if (root.dataset.aguiTheme !== look.theme) root.dataset.aguiTheme = look.theme;
+    if (root.dataset.aguiContrast !== look.contrast) root.dataset.aguiContrast = look.contrast;
+  };
+  apply();
+  const doc = root.ownerDocument;
+  let observer = null;
+  if (typeof MutationObserver !== "undefined" && doc?.body) {
+    observer = new MutationObserver(apply);
+    for (const target of [doc.body, doc.documentElement]) {
+      observer.observe(target, { attributes: true, attributeFilter: ["class", "data-jp-theme-light", "data-theme", "style"] });
+    }
+  }
+  const queries = [];
+  if (typeof matchMedia === "function") {
+    for (const q of ["(prefers-color-scheme: dark)", "(prefers-contrast: more)"]) {
+      const mq = matchMedia(q);
+      mq.addEventListener?.("change", apply);
+      queries.push(mq);
+    }
+  }
+  const frame = !root.isConnected && typeof requestAnimationFrame === "function" ? requestAnimationFrame(apply) : null;
+  return () => {
+    observer?.disconnect();
+    for (const mq of queries) mq.removeEventListener?.("change", apply);
+    if (frame !== null) cancelAnimationFrame(frame);
+  };
+}
+function media2(query) {
+  return typeof matchMedia === "function" && matchMedia(query).matches;
+}
+function opaqueBackground(el) {
+  const view = el.ownerDocument?.defaultView;
+  if (!view) return null;
+  let node = el;
+  while (node) {
+    const rgba = parseColor(view.getComputedStyle(node).backgroundColor);
+    if (rgba && rgba[3] > 0.5) return rgba.slice(0, 3);
+    const root = node.getRootNode();
+    node = node.parentElement ?? (root instanceof ShadowRoot ? root.host : null);
+  }
+  return null;
+}
+function parseColor(text) {
+  const s = (text ?? "").trim();
+  const hex = /^#([0-9a-f]{6})$/i.exec(s);
+  if (hex) return [0, 2, 4].map((i) => parseInt(hex[1].slice(i, i + 2), 16)).concat(1);
+  const m = /^rgba?\(([^)]+)\)$/i.exec(s);
+  if (!m) return null;
+  const parts = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
+  if (parts.length < 3 || parts.some((p) => Number.isNaN(p))) return null;
+  return [parts[0], parts[1], parts[2], parts.length > 3 ? parts[3] : 1];
+}
+function luminance(rgb) {
+  const [r, g, b] = rgb.map((v) => {
+    const c = v / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
 // src/view.js
 var RUN_STATUS_TEXT = (
   /** @type {Record<string, string>} */
@@ -2356,6 +2465,7 @@ function render({ model, el }) {
   const auditBox = h("details", { cls: "agui-audit" }, [auditSummary, auditBody]);
   root.append(style, status, list, stateBox, auditBox);
   el.append(root);
+  const stopLook = followPageLook(root);
   const ticker = createTicker();
   const entries = /* @__PURE__ */ new Map();
   const requests = /* @__PURE__ */ new Map();
@@ -2474,6 +2584,7 @@ function render({ model, el }) {
     model.off("change:audit", renderAuditBox);
     model.off("msg:custom", onMsg);
     ticker.stop();
+    stopLook();
     for (const entry of entries.values()) entry.destroy();
     entries.clear();
     requests.clear();

@@ -35,6 +35,8 @@ export function cardEntry(item, env) {
   const actions = h("div", { cls: "agui-card-actions" }, [sendAll]);
   const cardError = h("div", { cls: "agui-error agui-card-error", attrs: { role: "alert" } });
   const ackError = h("div", { cls: "agui-error agui-ack-error", attrs: { role: "alert" } });
+  // A click that came after the card was decided: what happened, said once, not as an error.
+  const lateNote = h("div", { cls: "agui-late", attrs: { role: "status" } });
   const retry = button("Retry", "retry", "Retry sending the decision", "agui-primary");
   const note = h("div", { cls: "agui-note agui-pre" });
   node.append(
@@ -44,6 +46,7 @@ export function cardEntry(item, env) {
     actions,
     cardError,
     ackError,
+    lateNote,
     h("div", { cls: "agui-buttons" }, [retry]),
     note,
   );
@@ -57,6 +60,8 @@ export function cardEntry(item, env) {
   let pendingRequest = null;
   /** @type {string | null} */
   let ackProblem = null;
+  /** @type {string | null} */
+  let lateText = null;
   /** @type {Map<string, Decision>} */
   const drafts = new Map();
   /** @type {Map<string, {key: string, section: Section}>} */
@@ -213,6 +218,8 @@ export function cardEntry(item, env) {
     }
     ackError.hidden = !ackProblem;
     ackError.textContent = ackProblem ?? "";
+    lateNote.hidden = !lateText;
+    lateNote.textContent = lateText ?? "";
     retry.hidden = status !== "failed";
     retry.disabled = status !== "failed" || localSending;
     const n = asText(card?.note);
@@ -276,7 +283,10 @@ export function cardEntry(item, env) {
       // A refusal ("already sending") is about the moment it came; once Python moves the card
       // on (sending, done, failed, pending again) it no longer applies.
       if (now !== before) ackProblem = null;
-      if (now === "pending" && before !== "pending") drafts.clear();
+      if (now === "pending" && before !== "pending") {
+        drafts.clear();
+        lateText = null; // asked again (re-issued): the earlier late click is history
+      }
       reconcile();
       refresh();
     },
@@ -286,12 +296,18 @@ export function cardEntry(item, env) {
       pendingRequest = null;
       if (msg.accepted === true) return; // Python now owns the status
       localSending = false;
-      // A refusal that arrives once the card has moved on (another view's click won and the
-      // card is sending or done) says nothing the card's own status does not: show it only
-      // while the card still waits for this view's decision or retry.
+      const said = asText(msg.error);
       const now = pyStatus();
-      if (now === "pending" || now === "failed") {
-        ackProblem = asText(msg.error) || "The kernel did not accept this.";
+      if (msg.late === true) {
+        // Python says what happened ("Your Approve arrived after the timeout had cancelled;
+        // nothing was sent."): shown in this view only, the one whose click it was.
+        lateText = said || "Your click arrived after this card was decided; nothing was sent.";
+      } else if (now === "pending" || now === "failed") {
+        ackProblem = said || "The kernel did not accept this.";
+      } else {
+        // The card has moved on (another view's click or a policy won) and the kernel did not
+        // say why: still never silent.
+        lateText = `Your click arrived after this card was decided${said ? ` (${said})` : ""}; nothing was sent.`;
       }
       refresh();
     },

@@ -15,7 +15,7 @@
  *
  * Stable hooks for browser tests (classes / attributes)
  * ------------------------------------------------------
- * Root                      .agui-chat
+ * Root                      .agui-chat[data-agui-theme=light|dark][data-agui-contrast=more|normal]
  * Run status header         .agui-status[data-status=idle|running|waiting|sending|error]
  *                           (.agui-spinner while running/sending)
  * Item list                 .agui-items; each item .agui-item[data-kind=...][data-item-id=...]
@@ -59,6 +59,7 @@
  *   multi-card choice       .agui-choice; recorded decision (done/failed): .agui-decision
  *   card status line        .agui-card-status ("sending…", "done", "failed", "1 of 2 decided")
  *   errors                  .agui-error.agui-card-error (status failed), .agui-error.agui-ack-error
+ *   late click              .agui-late (role=status): a click that came after the card was decided
  *   note                    .agui-note
  * Collapsed sections        details.agui-state, details.agui-audit (table.agui-audit-table)
  * Value trees               .agui-tree, table.agui-kv; clipped text .agui-longtext with
@@ -73,7 +74,8 @@
  *    timestamp, context}}       a surface's button (A2UI v0.9 userAction)
  *   {type: "a2ui-retry", requestId, surfaceId, seq}
  * Messages Python -> JS (msg:custom)
- *   {type: "ack", requestId, accepted, error?}
+ *   {type: "ack", requestId, accepted, error?, late?}  late: the click came after the card was
+ *                                    decided; error then says what happened, in plain words
  */
 
 import { render } from "./view.js";

@@ -2,6 +2,12 @@
 /**
  * Styles, scoped under .agui-chat: JupyterLab's variables, then VS Code's, then system colours.
  * Injected as one <style> element per view (no stylesheet URL: the module works offline).
+ *
+ * Error, success and warning text keep >= 4.5:1 (WCAG AA) on the page behind them: light pages
+ * take the dark end of each colour family, dark ones (data-agui-theme="dark", set by theme.js)
+ * the light end; JupyterLab's own middle shades (error-color1, success-color1, warn-color1) fail
+ * AA on both. High contrast (VS Code's themes, prefers-contrast: more, forced-colors) drops the
+ * muted greys and draws every border. tests/browser measures the ratios.
  */
 
 export const CSS = `
@@ -15,12 +21,13 @@ export const CSS = `
   --agui-border: var(--jp-border-color2, var(--vscode-panel-border, color-mix(in srgb, var(--agui-fg) 20%, transparent)));
   --agui-border1: var(--jp-border-color1, color-mix(in srgb, var(--agui-fg) 35%, transparent));
   --agui-brand: var(--jp-brand-color1, var(--vscode-focusBorder, #1976d2));
-  --agui-error: var(--jp-error-color1, #d32f2f);
-  /* Button colours chosen for >= 4.5:1 contrast in light and dark themes (tests/browser). */
-  --agui-primary-bg: var(--jp-brand-color0, #0d47a1);
-  --agui-danger-fg: var(--jp-error-color0, #b71c1c);
-  --agui-warn: var(--jp-warn-color1, #e67700);
-  --agui-success: var(--jp-success-color1, #2e7d32);
+  --agui-link: var(--jp-content-link-color, var(--vscode-textLink-foreground, var(--agui-brand)));
+  --agui-error: var(--jp-error-color0, var(--vscode-errorForeground, #b71c1c));
+  --agui-success: var(--jp-success-color0, #1b5e20);
+  --agui-warn: #a14000;
+  --agui-primary-bg: var(--jp-brand-color0, var(--vscode-button-background, #0d47a1));
+  --agui-primary-fg: var(--vscode-button-foreground, #fff);
+  --agui-danger-fg: var(--agui-error);
   --agui-font: var(--jp-ui-font-family, var(--vscode-font-family, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif));
   --agui-code: var(--jp-code-font-family, var(--vscode-editor-font-family, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace));
   --agui-size: var(--jp-content-font-size1, 13px);
@@ -34,6 +41,16 @@ export const CSS = `
   flex-direction: column;
   gap: 6px;
   max-width: 100%;
+}
+.agui-chat[data-agui-theme=dark] {
+  --agui-error: var(--jp-error-color2, var(--vscode-errorForeground, #ef9a9a));
+  --agui-success: var(--jp-success-color2, #81c784);
+  --agui-warn: var(--jp-warn-color2, #ffb74d);
+}
+.agui-chat[data-agui-contrast=more] {
+  --agui-muted: var(--agui-fg);
+  --agui-border: var(--vscode-contrastBorder, var(--agui-fg));
+  --agui-border1: var(--vscode-contrastBorder, var(--agui-fg));
 }
 .agui-chat *, .agui-chat *::before, .agui-chat *::after { box-sizing: border-box; }
 .agui-chat [hidden] { display: none !important; }
@@ -84,6 +101,7 @@ export const CSS = `
 .agui-chat .agui-decision[data-action=approve], .agui-chat .agui-decision[data-action=edit], .agui-chat .agui-decision[data-action=answer] { color: var(--agui-success); }
 .agui-chat .agui-decision[data-action=reject], .agui-chat .agui-decision[data-action=cancel] { color: var(--agui-error); }
 .agui-chat .agui-note { color: var(--agui-muted); font-size: 0.9em; }
+.agui-chat .agui-late { color: var(--agui-fg0); font-size: 0.9em; border-left: 3px solid var(--agui-warn); padding: 2px 6px; }
 .agui-chat .agui-buttons { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-top: 4px; }
 .agui-chat .agui-btn {
   font: inherit; color: var(--agui-fg); background: var(--agui-bg2);
@@ -91,11 +109,10 @@ export const CSS = `
 }
 .agui-chat .agui-btn:hover:not(:disabled) { border-color: var(--agui-brand); }
 .agui-chat .agui-btn:disabled { opacity: 0.5; cursor: not-allowed; }
-.agui-chat .agui-btn.agui-primary { background: var(--agui-primary-bg); border-color: var(--agui-primary-bg); color: #fff; }
+.agui-chat .agui-btn.agui-primary { background: var(--agui-primary-bg); border-color: var(--agui-primary-bg); color: var(--agui-primary-fg); }
 .agui-chat .agui-btn.agui-danger { color: var(--agui-danger-fg); border-color: var(--agui-danger-fg); background: var(--agui-bg1); }
-body[data-jp-theme-light="false"] .agui-chat, body.vscode-dark .agui-chat { --agui-danger-fg: var(--jp-error-color2, #e57373); }
 .agui-chat .agui-btn[aria-pressed=true] { box-shadow: inset 0 0 0 2px var(--agui-fg); }
-.agui-chat .agui-btn.agui-link { background: none; border: none; padding: 0; color: var(--agui-brand); text-decoration: underline; }
+.agui-chat .agui-btn.agui-link { background: none; border: none; padding: 0; color: var(--agui-link); text-decoration: underline; }
 .agui-chat :is(button, input, select, textarea, summary):focus-visible { outline: 2px solid var(--agui-brand); outline-offset: 2px; }
 .agui-chat .agui-field { display: flex; flex-direction: column; gap: 2px; margin: 2px 0; }
 .agui-chat .agui-field-boolean { flex-direction: row; align-items: center; flex-wrap: wrap; }
@@ -173,4 +190,11 @@ body[data-jp-theme-light="false"] .agui-chat, body.vscode-dark .agui-chat { --ag
 .agui-chat .agui-a2-modal-content { border: 1px solid var(--agui-border1); border-radius: 4px; padding: 6px 8px; margin-top: 4px; }
 .agui-chat .agui-a2ui-action[data-status=failed], .agui-chat .agui-a2ui-action.agui-error { color: var(--agui-error); }
 .agui-chat .agui-a2ui-problems { margin: 2px 0; padding-left: 1.2em; }
+@media (forced-colors: active) {
+  .agui-chat { --agui-error: CanvasText; --agui-success: CanvasText; --agui-warn: CanvasText; --agui-muted: CanvasText; --agui-border: CanvasText; --agui-border1: CanvasText; }
+  .agui-chat .agui-btn, .agui-chat .agui-btn.agui-primary, .agui-chat .agui-btn.agui-danger { color: ButtonText; background: ButtonFace; border: 1px solid ButtonText; }
+  .agui-chat .agui-btn:disabled { color: GrayText; border-color: GrayText; opacity: 1; }
+  .agui-chat .agui-btn[aria-pressed=true] { outline: 2px solid Highlight; outline-offset: 1px; }
+  .agui-chat .agui-card, .agui-chat .agui-tool, .agui-chat .agui-error-item { border-color: CanvasText; }
+}
 `;

@@ -11,6 +11,7 @@ import { h } from "./dom.js";
 import { assistantEntry, errorEntry, noticeEntry, reasoningEntry, toolEntry, unknownEntry, userEntry } from "./items.js";
 import { CSS } from "./styles.js";
 import { a2uiEntry } from "./surface.js";
+import { followPageLook } from "./theme.js";
 import { createTicker } from "./ticker.js";
 import { renderTree } from "./tree.js";
 import { asText, isObj } from "./util.js";
@@ -47,6 +48,7 @@ export function render({ model, el }) {
   const auditBox = h("details", { cls: "agui-audit" }, [auditSummary, auditBody]);
   root.append(style, status, list, stateBox, auditBox);
   el.append(root);
+  const stopLook = followPageLook(root);
 
   const ticker = createTicker();
   /** @type {Map<string, Entry>} */
@@ -183,6 +185,7 @@ export function render({ model, el }) {
     model.off("change:audit", renderAuditBox);
     model.off("msg:custom", onMsg);
     ticker.stop();
+    stopLook();
     for (const entry of entries.values()) entry.destroy();
     entries.clear();
     requests.clear();

@@ -210,14 +210,69 @@ describe("lifecycle with Python", () => {
     expect(c.querySelector(".agui-decision")?.textContent).toContain("rejected by policy: reject-all");
   });
 
-  it("a refusal arriving after the card is done (another view won) is not shown", () => {
+  it("a late click is told what happened, once, as a note and not as an error", () => {
+    const { el, model } = mount({ items: [card()] });
+    btn(el, "approve").click();
+    const done = card({ status: "done", decisions: { "int-1": { action: "cancel" } }, decidedBy: "timeout: cancel after 600 s" });
+    model.set("items", [done]);
+    const said = "Your Approve arrived after the timeout had cancelled; nothing was sent.";
+    model.emitCustom({ type: "ack", requestId: model.sent[0].requestId, accepted: false, error: said, late: true });
+    const c = /** @type {HTMLElement} */ (el.querySelector(".agui-card"));
+    const late = /** @type {HTMLElement} */ (c.querySelector(".agui-late"));
+    expect(late.hidden).toBe(false);
+    expect(late.textContent).toBe(said);
+    expect(late.getAttribute("role")).toBe("status");
+    expect(late.classList.contains("agui-error")).toBe(false);
+    expect(/** @type {HTMLElement} */ (c.querySelector(".agui-ack-error")).hidden).toBe(true);
+    expect(c.querySelectorAll(".agui-late")).toHaveLength(1);
+    // The card moving on (the audit, another update) keeps what happened on screen.
+    model.set("items", [{ ...done, note: "something else" }]);
+    expect(late.hidden).toBe(false);
+    expect(late.textContent).toBe(said);
+    expect(c.dataset.status).toBe("done");
+  });
+
+  it("in a race of two views, only the losing view hears of it", () => {
+    const winner = mount({ items: [card()] });
+    const loser = mount({ items: [card()] });
+    btn(winner.el, "approve").click();
+    btn(loser.el, "reject").click();
+    const sending = card({ status: "sending", decisions: { "int-1": { action: "approve" } }, decidedBy: "you" });
+    for (const v of [winner, loser]) v.model.set("items", [sending]);
+    winner.model.emitCustom({ type: "ack", requestId: winner.model.sent[0].requestId, accepted: true });
+    const said = "Your Reject arrived after another click had approved; only that decision was sent.";
+    loser.model.emitCustom({ type: "ack", requestId: loser.model.sent[0].requestId, accepted: false, error: said, late: true });
+    // Both views hear every ack of the one model: each takes only its own.
+    winner.model.emitCustom({ type: "ack", requestId: loser.model.sent[0].requestId, accepted: false, error: said, late: true });
+    const done = card({ status: "done", decisions: { "int-1": { action: "approve" } }, decidedBy: "you" });
+    for (const v of [winner, loser]) v.model.set("items", [done]);
+    const note = (/** @type {HTMLElement} */ root) => /** @type {HTMLElement} */ (root.querySelector(".agui-late"));
+    expect(note(winner.el).hidden).toBe(true);
+    expect(note(loser.el).hidden).toBe(false);
+    expect(note(loser.el).textContent).toBe(said);
+    for (const v of [winner, loser]) {
+      expect(/** @type {HTMLElement} */ (v.el.querySelector(".agui-ack-error")).hidden).toBe(true);
+      expect(v.el.querySelector(".agui-decision")?.textContent).toContain("approved by you");
+    }
+  });
+
+  it("a refusal after the card moved on, without the late mark, is still said", () => {
     const { el, model } = mount({ items: [card()] });
     btn(el, "approve").click();
     model.set("items", [card({ status: "done", decisions: { "int-1": { action: "approve" } }, decidedBy: "you" })]);
     model.emitCustom({ type: "ack", requestId: model.sent[0].requestId, accepted: false, error: "already done" });
-    const err = /** @type {HTMLElement} */ (el.querySelector(".agui-ack-error"));
-    expect(err.hidden).toBe(true);
-    expect(err.textContent).toBe("");
+    expect(el.querySelector(".agui-late")?.textContent).toBe("Your click arrived after this card was decided (already done); nothing was sent.");
+    expect(/** @type {HTMLElement} */ (el.querySelector(".agui-ack-error")).hidden).toBe(true);
+  });
+
+  it("a card asking again (re-issued) drops the earlier late note", () => {
+    const { el, model } = mount({ items: [card()] });
+    btn(el, "approve").click();
+    model.set("items", [card({ status: "done", decisions: { "int-1": { action: "cancel" } }, decidedBy: "policy: x" })]);
+    model.emitCustom({ type: "ack", requestId: model.sent[0].requestId, accepted: false, error: "late", late: true });
+    expect(/** @type {HTMLElement} */ (el.querySelector(".agui-late")).hidden).toBe(false);
+    model.set("items", [card({ interrupts: [toolInterrupt({ id: "int-2", reissued: true })] })]);
+    expect(/** @type {HTMLElement} */ (el.querySelector(".agui-late")).hidden).toBe(true);
   });
 
   it("an accepted ack keeps the card sending until Python updates it", () => {
