@@ -188,7 +188,7 @@ def enable_colab_widgets() -> bool:
     """Turn on Colab's custom widget manager (anywidgets render only with it), once."""
     if not _colab_widgets:
         try:
-            from google.colab import output  # type: ignore[import-not-found]
+            from google.colab import output
 
             output.enable_custom_widget_manager()
             _colab_widgets.append(True)

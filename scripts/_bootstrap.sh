@@ -1,13 +1,15 @@
 # shellcheck shell=bash
 # Shared set-up for scripts/test and scripts/lab. Source it; do not run it.
 #
-# Gives: REPO_ROOT, log/warn/die, ensure_venv DIR EXTRAS [PIP_SPEC...], ensure_chromium,
-# ensure_server_venv FRAMEWORK, ensure_server_venvs,
+# Gives: REPO_ROOT, MAIN_EXTRAS, log/warn/die, ensure_venv DIR EXTRAS [PIP_SPEC...],
+# ensure_chromium, ensure_server_venv FRAMEWORK, ensure_server_venvs,
 # ensure_node_modules.
 # Every function is idempotent: a venv is reused while a stamp file (a hash of pyproject.toml,
 # the extras, the extra pip specs and the interpreter) matches, so a second run skips pip.
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# The main venv's extras, shared by scripts/lab and scripts/test so they keep one stamp.
+MAIN_EXTRAS="lab,test,interop,test-frontends"
 PYTHON_FOR_VENV="${PYTHON_FOR_VENV:-python3}"
 
 log() { printf '\033[1;34m[agui]\033[0m %s\n' "$*" >&2; }
