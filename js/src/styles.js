@@ -14,7 +14,7 @@ export const CSS = `
 .agui-chat {
   --agui-fg: var(--jp-ui-font-color1, var(--vscode-editor-foreground, CanvasText));
   --agui-fg0: var(--jp-ui-font-color0, var(--agui-fg));
-  --agui-muted: var(--jp-ui-font-color2, color-mix(in srgb, var(--agui-fg) 65%, transparent));
+  --agui-muted: var(--jp-ui-font-color2, var(--vscode-descriptionForeground, color-mix(in srgb, var(--agui-fg) 75%, transparent)));
   --agui-bg: var(--jp-layout-color0, transparent);
   --agui-bg1: var(--jp-layout-color1, color-mix(in srgb, var(--agui-fg) 3%, transparent));
   --agui-bg2: var(--jp-layout-color2, color-mix(in srgb, var(--agui-fg) 8%, transparent));
@@ -22,7 +22,8 @@ export const CSS = `
   --agui-border1: var(--jp-border-color1, color-mix(in srgb, var(--agui-fg) 35%, transparent));
   --agui-brand: var(--jp-brand-color1, var(--vscode-focusBorder, #1976d2));
   --agui-link: var(--jp-content-link-color, var(--vscode-textLink-foreground, var(--agui-brand)));
-  --agui-error: var(--jp-error-color0, var(--vscode-errorForeground, #b71c1c));
+  /* Not VS Code's errorForeground here: Light Modern's (#f85149) is 3.4:1 on white. */
+  --agui-error: var(--jp-error-color0, #b71c1c);
   --agui-success: var(--jp-success-color0, #1b5e20);
   --agui-warn: #a14000;
   --agui-primary-bg: var(--jp-brand-color0, var(--vscode-button-background, #0d47a1));
@@ -52,6 +53,7 @@ export const CSS = `
   --agui-border: var(--vscode-contrastBorder, var(--agui-fg));
   --agui-border1: var(--vscode-contrastBorder, var(--agui-fg));
 }
+.agui-chat[data-agui-contrast=more] .agui-btn.agui-primary { border-color: var(--agui-border1); }
 .agui-chat *, .agui-chat *::before, .agui-chat *::after { box-sizing: border-box; }
 .agui-chat [hidden] { display: none !important; }
 .agui-chat .agui-pre, .agui-chat .agui-text { white-space: pre-wrap; }

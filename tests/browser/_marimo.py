@@ -25,7 +25,7 @@ from _jupyter import free_port, project_python
 
 Mode = Literal["edit", "run"]
 STARTUP_TIMEOUT = 90.0
-CONFIG = "[runtime]\nauto_instantiate = true\n\n[display]\ntheme = \"light\"\n"
+CONFIG = '[runtime]\nauto_instantiate = true\n\n[display]\ntheme = "light"\n'
 
 
 @dataclass

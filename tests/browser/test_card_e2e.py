@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _contrast import CONTRAST_JS
 from _jupyter import REPO_ROOT, JupyterServer, PageLog, start_server
 from playwright.sync_api import Locator, Page, expect
 
@@ -653,10 +654,16 @@ def test_double_click_and_second_view(
         texts = views.nth(i).locator(".agui-assistant").all_inner_texts()
         assert sum("Transferred 70.00 USD" in t for t in texts) == 1, texts
     session.assert_clean()
-    # The view whose click was refused (the other view's click won) must not keep showing the
-    # refusal ("already sending") in red on a card that was approved: the card is done.
+    # The view whose click lost the race is told so, once, as a note (not in red); the winner's
+    # card says nothing more than "done".
     for i in range(2):
         expect(cards.nth(i).locator(".agui-ack-error")).to_be_hidden()
+    late = cell.locator('.agui-card[data-card-id="card-2"] .agui-late:visible')
+    expect(late).to_have_count(1)
+    expect(late).to_have_text(
+        "Your Approve arrived after another click had approved; only that decision was sent."
+    )
+    expect(late).to_have_attribute("role", "status")
 
 
 def test_hostile_payload_is_inert(
@@ -725,36 +732,6 @@ def test_hostile_payload_is_inert(
     session.assert_clean()
 
 
-def _contrast_js() -> str:
-    return """el => {
-      const parse = (c) => {
-        const ctx = document.createElement('canvas').getContext('2d');
-        ctx.fillStyle = '#000'; ctx.fillStyle = c;   // normalises to #rrggbb or rgba(...)
-        const v = ctx.fillStyle;
-        if (v.startsWith('#')) return [parseInt(v.slice(1, 3), 16), parseInt(v.slice(3, 5), 16), parseInt(v.slice(5, 7), 16), 1];
-        const m = v.match(/rgba?\\(([^)]+)\\)/);
-        const p = m[1].split(',').map(Number);
-        return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
-      };
-      let bgEl = el, bg = [0, 0, 0, 0];
-      while (bgEl) {
-        bg = parse(getComputedStyle(bgEl).backgroundColor);
-        if (bg[3] > 0.5) break;
-        bgEl = bgEl.parentElement;
-      }
-      if (!bgEl) bg = [255, 255, 255, 1];
-      const fg = parse(getComputedStyle(el).color);
-      const lum = ([r, g, b]) => {
-        const f = (x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; };
-        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-      };
-      const a = lum(fg), b = lum(bg);
-      return {ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05),
-              fg: getComputedStyle(el).color, bg: getComputedStyle(bgEl || document.body).backgroundColor,
-              bgLuminance: b};
-    }"""
-
-
 THEMES_PLUGIN = "@jupyterlab/apputils-extension:themes"
 
 
@@ -762,8 +739,9 @@ THEMES_PLUGIN = "@jupyterlab/apputils-extension:themes"
 def test_card_is_readable_in_theme(
     lab: JupyterServer, demo: TimedDemo, open_session: Any, page: Page, theme: str
 ) -> None:
-    """The pending card's text, buttons included, keeps WCAG AA contrast (>= 4.5:1 against the
-    background it is drawn on) in JupyterLab Light and Dark. The dark card is screenshotted."""
+    """The card's text keeps WCAG AA contrast (>= 4.5:1 against the background it is drawn on)
+    in JupyterLab Light and Dark: pending (buttons, the countdown), approved (success colours),
+    rejected and failed (error colours). The dark card is screenshotted."""
     dark = theme.endswith("Dark")
     lab.put_user_setting(THEMES_PLUGIN, {"theme": theme})
     try:
@@ -771,7 +749,12 @@ def test_card_is_readable_in_theme(
         session = open_session(
             lab,
             f"theme-{'dark' if dark else 'light'}.ipynb",
-            [prelude(demo.url, thread), f"await chat.send({TRANSFER!r})"],
+            [
+                prelude(demo.url, thread),
+                f"await chat.send({TRANSFER!r})",
+                f"await chat.send({TRANSFER!r})",
+                'await chat.send("this will fail")',
+            ],
         )
         expect(page.locator("body")).to_have_attribute(
             "data-jp-theme-light", "false" if dark else "true"
@@ -779,28 +762,67 @@ def test_card_is_readable_in_theme(
         cell = session.cell(1)
         card = pending_card(cell)
         expect(card.locator(".agui-tool-name")).to_have_text("transfer_money")
+        expect(cell.locator(".agui-chat")).to_have_attribute(
+            "data-agui-theme", "dark" if dark else "light"
+        )
         page.wait_for_timeout(300)  # let the theme's transitions settle before measuring
         if dark:
             shot(card, "card-dark")
             publish("card-dark")
         ratios = {}
-        for name, selector in {
-            "title": ".agui-card-title",
-            "tool name": ".agui-tool-name",
-            "message": ".agui-message",
-            "argument value": ".agui-args .agui-v-string",
-            "approve button": 'button[data-action="approve"]',
-            "reject button": 'button[data-action="reject"]',
-            "edit button": 'button[data-action="edit"]',
-            "cancel button": 'button[data-action="cancel"]',
-            "assistant text": None,
-        }.items():
-            target = (
-                card.locator(selector).first
-                if selector
-                else cell.locator(".agui-assistant .agui-text").first
-            )
-            ratios[name] = target.evaluate(_contrast_js())
+
+        def measure(scope: Locator, targets: dict[str, str]) -> None:
+            for name, selector in targets.items():
+                target = scope.locator(selector).first
+                expect(target).to_be_visible()
+                ratios[name] = target.evaluate(CONTRAST_JS)
+
+        measure(
+            card,
+            {
+                "title": ".agui-card-title",
+                "tool name": ".agui-tool-name",
+                "message": ".agui-message",
+                "argument value": ".agui-args .agui-v-string",
+                "approve button": 'button[data-action="approve"]',
+                "reject button": 'button[data-action="reject"]',
+                "edit button": 'button[data-action="edit"]',
+                "cancel button": 'button[data-action="cancel"]',
+                "countdown (warning)": ".agui-timeout",
+            },
+        )
+        measure(cell, {"assistant text": ".agui-assistant .agui-text"})
+        # Clicking still works (and ends the cell) whatever the contrast.
+        card.locator('button[data-action="approve"]').click()
+        expect(card).to_have_attribute("data-status", "done", timeout=WAIT_MS)
+        measure(
+            cell,
+            {
+                "approved (success)": ".agui-decision",
+                "tool done badge (success)": '.agui-badge[data-status="done"]',
+            },
+        )
+        if dark:
+            shot(card, "card-dark-done")
+        second = session.cell(2)
+        rejected = pending_card(second, "card-2")
+        rejected.locator('button[data-action="reject"]').click()
+        expect(rejected).to_have_attribute("data-status", "done", timeout=WAIT_MS)
+        measure(
+            second,
+            {
+                "rejected (error)": ".agui-decision",
+                "tool rejected badge (error)": '.agui-badge[data-status="rejected"]',
+            },
+        )
+        failed = session.cell(3)
+        measure(
+            failed,
+            {
+                "error item title": ".agui-error-item .agui-error-title",
+                "error item message": ".agui-error-item .agui-error",
+            },
+        )
         print(
             f"\n{theme} contrast:", json.dumps({k: round(v["ratio"], 2) for k, v in ratios.items()})
         )
@@ -811,11 +833,6 @@ def test_card_is_readable_in_theme(
             for name, r in ratios.items()
             if r["ratio"] < 4.5
         }
-        # Clicking still works (and ends the cell) whatever the contrast.
-        card.locator('button[data-action="approve"]').click()
-        expect(card).to_have_attribute("data-status", "done", timeout=WAIT_MS)
-        if dark:
-            shot(card, "card-dark-done")
         session.assert_clean()
         assert low == {}, f"below 4.5:1 in {theme}: {low}"
     finally:

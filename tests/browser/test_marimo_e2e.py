@@ -49,7 +49,13 @@ def marimo_notebook(path: Path, cells: list[str]) -> Path:
     """Write `cells` as a notebook and let marimo convert it, as a user would."""
     notebook = {
         "cells": [
-            {"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None}
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": c,
+                "outputs": [],
+                "execution_count": None,
+            }
             for c in cells
         ],
         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
@@ -176,7 +182,9 @@ def test_readme_quickstart_in_marimo_edit(
     expect(answer).to_contain_text(
         "Transferred 500.00 USD from 1234567890 to 0987654321", timeout=WAIT_MS
     )
-    print(f"\nmarimo edit: click to the answer in the same output: {time.monotonic() - clicked:.2f} s")
+    print(
+        f"\nmarimo edit: click to the answer in the same output: {time.monotonic() - clicked:.2f} s"
+    )
     expect(card.locator(".agui-decision")).to_contain_text("approved by you")
     expect(card.locator(".agui-late")).to_be_hidden()
     shot(first, "marimo-card-done")
@@ -246,5 +254,7 @@ def test_a_click_held_back_past_the_timeout_says_what_happened(
     audit.locator("summary").click()
     expect(audit).to_contain_text("late, not sent: timeout: cancel after 12 s had decided")
     # And the agent received exactly one resume: the timeout's cancel.
-    expect(cells(page).nth(2)).to_contain_text('E2E-RESUMES interrupt ["cancelled"]', timeout=WAIT_MS)
+    expect(cells(page).nth(2)).to_contain_text(
+        'E2E-RESUMES interrupt ["cancelled"]', timeout=WAIT_MS
+    )
     assert_clean(page_log)
