@@ -116,3 +116,44 @@ def test_nbval_collects_the_ipynb_tutorials_only() -> None:
     collected = {line.split("::")[0] for line in run.stdout.splitlines() if "::" in line}
     assert "notebooks/01_quickstart.ipynb" in collected, run.stdout
     assert not any("marimo" in c for c in collected), collected
+
+
+TWO_CELLS = """
+import marimo
+
+app = marimo.App()
+
+
+@app.cell
+async def _():
+    from agui_notebook import Agent
+
+    agent = Agent.demo(text_delay=0)
+    chat = agent.chat()
+    first = await chat.send("What is my balance?")
+    return chat, first
+
+
+@app.cell
+async def _(chat, first):
+    second = await chat.send("What is my balance?")
+    print("VIEWS", len(chat.views), chat.views[0] is not chat.views[1], first.completed)
+    return (second,)
+"""
+
+
+def test_each_cell_run_gets_its_own_view(tmp_path: Path) -> None:
+    # Which cell run is running is read from marimo's execution context (no public name for
+    # it): a second cell sending on the same chat must fill its own output, not the first's.
+    (tmp_path / NOTEBOOK.name).write_text(TWO_CELLS, encoding="utf-8")
+    out = tmp_path / "out.html"
+    run = subprocess.run(
+        [sys.executable, "-m", "marimo", "export", "html", NOTEBOOK.name, "-o", str(out)],
+        env=_env(tmp_path, None),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "VIEWS 2 True True" in out.read_text(encoding="utf-8")
