@@ -203,7 +203,9 @@ class Chat:
             # decision resume the thread in the background (docs/front-ends.md).
             self.background = asyncio.ensure_future(self._finish(view, result, start))
             return self._result(result, start)
-        return await self._finish(view, result, start)
+        final = await self._finish(view, result, start)
+        self.background = None  # an earlier turn in the background has ended: this one is latest
+        return final
 
     async def _finish(self, view: ChatView, result: RunResult, start: int) -> ChatResult:
         """Answer interrupts and take surface actions until the turn rests; then end it."""
@@ -437,6 +439,7 @@ class Chat:
             "sent: the interrupt stays pending (`await chat.resume(approve())` answers it)."
         )
         self._card_state(card, status="failed", error=("Nobody can decide here", str(error)))
+        card.view.status = "error"
         return error
 
     def _auto(

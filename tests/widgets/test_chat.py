@@ -428,6 +428,9 @@ async def test_older_kernel_continues_in_the_background_and_says_so(
     assert "Transferred 500.00 USD" in final.text
     assert len(resumes(agent)) == 1
     assert await chat.wait() is final
+    # A later turn with nothing to decide is the latest result, not the earlier background one.
+    balance = await asyncio.wait_for(chat.send("What is my balance?"), 10)
+    assert await chat.wait() is balance
 
 
 async def test_marimo_continues_in_the_background_and_the_same_view_updates(
@@ -503,6 +506,7 @@ async def test_nobody_can_click_fails_fast_and_keeps_the_interrupt(
     assert len(chat.thread.pending) == 1  # nothing was sent: answer it in code
     card = next(i for i in chat.view.items if i["kind"] == "card")  # type: ignore[union-attr]
     assert card["status"] == "failed" and card["error"]["title"] == "Nobody can decide here"
+    assert chat.view.status == "error"  # type: ignore[union-attr]
     result = await asyncio.wait_for(chat.resume(approve()), 10)
     assert result.completed
 
