@@ -284,7 +284,8 @@ class Chat:
                 elif loop.time() - asking_since > _CLICK_IN_FLIGHT:
                     raise self._held_back(asking, support)
                 await asyncio.wait({task}, timeout=0.05)
-        return await task
+        final: ChatResult | None = await task
+        return final
 
     def _asking(self) -> _Card | None:
         """A card waiting for a person's click (or Retry), if any."""

@@ -8,7 +8,7 @@ in the background, and the answer streams into the same output. Here:
   marimo notebook by `marimo convert`), in `marimo edit` and in `marimo run`: click Approve, see
   the answer in the cell that showed the card; the second block, run before the click, says at
   once that it would hold the click back, and run again afterwards gives the final result;
-- notebooks/06_marimo.py, the same with a click;
+- notebooks/09_marimo.py, the same with a click;
 - a click held back by a running cell until after the timeout cancelled: the card says so, in
   plain words, and nothing is sent for it.
 
@@ -107,7 +107,7 @@ def notebooks(tmp_path_factory: pytest.TempPathFactory) -> Path:
             SENT,
         ],
     )
-    shutil.copyfile(REPO_ROOT / "notebooks" / "06_marimo.py", root / "06_marimo.py")
+    shutil.copyfile(REPO_ROOT / "notebooks" / "09_marimo.py", root / "09_marimo.py")
     return root
 
 
@@ -215,7 +215,7 @@ def test_readme_quickstart_in_marimo_run(
 def test_the_marimo_tutorial_with_a_click(
     marimo_edit: MarimoServer, page: Page, page_log: PageLog
 ) -> None:
-    open_notebook(page, marimo_edit, "06_marimo.py")
+    open_notebook(page, marimo_edit, "09_marimo.py")
     send = cells(page).filter(has=page.locator(".agui-chat")).first
     card = pending_card(send)
     last = cells(page).last

@@ -1,4 +1,4 @@
-"""notebooks/06_marimo.py headless: as a script and through `marimo export html`, decided by
+"""notebooks/09_marimo.py headless: as a script and through `marimo export html`, decided by
 AGUI_NOTEBOOK_POLICY; without a policy a script fails fast instead of waiting. And nbval, which
 runs the .ipynb tutorials, does not try to collect the marimo notebook.
 
@@ -20,7 +20,7 @@ import pytest
 pytestmark = pytest.mark.marimo
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOK = ROOT / "notebooks" / "06_marimo.py"
+NOTEBOOK = ROOT / "notebooks" / "09_marimo.py"
 DONE = "completed: True | decided by: policy: approve-all"
 
 

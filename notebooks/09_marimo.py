@@ -1,9 +1,9 @@
 """agui_notebook in marimo: ask the demo agent for a transfer, approve it on the card, and read the
 answer in the same output.
 
-    marimo edit notebooks/06_marimo.py                              # click Approve yourself
-    AGUI_NOTEBOOK_POLICY=approve python notebooks/06_marimo.py      # headless, as a script
-    AGUI_NOTEBOOK_POLICY=approve marimo export html notebooks/06_marimo.py -o out.html
+    marimo edit notebooks/09_marimo.py                              # click Approve yourself
+    AGUI_NOTEBOOK_POLICY=approve python notebooks/09_marimo.py      # headless, as a script
+    AGUI_NOTEBOOK_POLICY=approve marimo export html notebooks/09_marimo.py -o out.html
 """
 
 import marimo
