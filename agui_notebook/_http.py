@@ -3,7 +3,8 @@
 AG-UI 1.1 basic/transports/http-sse: the client POSTs JSON with ``Accept: text/event-stream``
 and reads an SSE body. Everything protocol-level happens in the pure core; this module only moves
 bytes and says precisely how the network failed. Credentials given in ``headers`` are sent and
-never repeated in errors (error messages name the URL without its query string).
+never repeated in errors (error messages name the URL without its query string); every request's
+credentials join :attr:`HTTPTransport.scrubber`, which cleans what the server sends back.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from typing import Any
 
 import httpx
 
 from ._errors import ConnectError, HTTPStatusError, ProtocolError, StreamTimeout, TransportError
-from ._secrets import scrub, secret_values
+from ._secrets import EMPTY, Scrubber, secret_values
 
 __all__ = ["ConnectionDropped", "HTTPTransport", "make_timeout", "safe_url"]
 
@@ -58,6 +60,21 @@ class HTTPTransport:
         self._client: httpx.AsyncClient | None = http_client
         self._loop: asyncio.AbstractEventLoop | None = None
         self.timeout = timeout
+        #: Every credential value this agent has sent so far (grows; never shown).
+        self.scrubber: Scrubber = EMPTY
+
+    def known_scrubber(self) -> Scrubber:
+        """:attr:`scrubber` plus what the next request would carry (headers, client, URL),
+        without sending anything: for code that stores a thread before any request went out."""
+        if self._given_client is not None:
+            request = self._given_client.build_request("POST", self.url, headers=self._headers)
+            auth = self._given_client.auth
+            header = getattr(auth, "_auth_header", None)  # httpx.BasicAuth keeps it ready
+            if isinstance(header, str):
+                request.headers["Authorization"] = header
+        else:
+            request = httpx.Request("POST", self.url, headers=self._headers)
+        return self.scrubber.union(secret_values(request))
 
     def _client_for_loop(self) -> httpx.AsyncClient:
         if self._given_client is not None:
@@ -75,8 +92,14 @@ class HTTPTransport:
             self._client = None
 
     @asynccontextmanager
-    async def open(self, body: bytes) -> AsyncIterator[AsyncIterator[bytes]]:
-        """Send ``body``; yield an iterator over the SSE body's bytes. Closing it closes the stream."""
+    async def open(
+        self, body: bytes, *, forwarded_props: Any = None
+    ) -> AsyncIterator[AsyncIterator[bytes]]:
+        """Send ``body``; yield an iterator over the SSE body's bytes. Closing it closes the stream.
+
+        ``forwarded_props`` (the request's, as sent) lends its credential-like values to
+        :attr:`scrubber`; the headers' and URL's are read from the request itself.
+        """
         client = self._client_for_loop()
         headers = {
             **self._headers,
@@ -88,6 +111,7 @@ class HTTPTransport:
         request = client.build_request("POST", self.url, content=body, headers=headers)
         if self.timeout is not None:  # None: the caller's own client decides
             request.extensions["timeout"] = self.timeout.as_dict()
+        sent = {"forwardedProps": forwarded_props}
         try:
             response = await client.send(request, stream=True)
         except httpx.TimeoutException as exc:
@@ -95,25 +119,32 @@ class HTTPTransport:
                 raise ConnectError(f"timed out connecting to {where}") from None
             raise StreamTimeout(f"no response from {where} within the timeout") from None
         except httpx.ConnectError as exc:
-            raise ConnectError(f"cannot connect to {where}: {_reason(exc)}") from None
+            scrubber = self._learn(request, sent)
+            raise ConnectError(f"cannot connect to {where}: {_reason(exc, scrubber)}") from None
         except httpx.TransportError as exc:
-            raise TransportError(f"request to {where} failed: {_reason(exc)}") from None
+            scrubber = self._learn(request, sent)
+            raise TransportError(f"request to {where} failed: {_reason(exc, scrubber)}") from None
         try:
-            await _check_response(response, where, secret_values(request))
+            # After send: an auth flow (httpx.Auth) has added its headers to the request by now.
+            await _check_response(response, where, self._learn(request, sent))
             yield _body(response, where)
         finally:
             await response.aclose()
 
+    def _learn(self, request: httpx.Request, body: Any) -> Scrubber:
+        self.scrubber = self.scrubber.union(secret_values(request, body))
+        return self.scrubber
 
-async def _check_response(response: httpx.Response, where: str, secrets: set[str]) -> None:
+
+async def _check_response(response: httpx.Response, where: str, scrubber: Scrubber) -> None:
     # An error body may echo the credentials it was sent ("invalid token 'Bearer sk-...'"):
     # scrub them before the body reaches an error message, a card or a saved notebook.
     if not 200 <= response.status_code < 300:
-        body = scrub(await _read_some(response), secrets)
+        body = scrubber.text(await _read_some(response))
         raise HTTPStatusError(response.status_code, body, where)
     content_type = response.headers.get("content-type", "")
     if content_type.partition(";")[0].strip().lower() != "text/event-stream":
-        body = scrub(await _read_some(response), secrets)
+        body = scrubber.text(await _read_some(response))
         excerpt = body[:300] + ("..." if len(body) > 300 else "")
         raise ProtocolError(
             f"expected an event stream (text/event-stream) from {where}, got "
@@ -149,6 +180,6 @@ async def _body(response: httpx.Response, where: str) -> AsyncIterator[bytes]:
         raise ProtocolError(f"the response body from {where} cannot be decoded: {exc}") from None
 
 
-def _reason(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
+def _reason(exc: BaseException, scrubber: Scrubber = EMPTY) -> str:
+    text = scrubber.text(str(exc) or type(exc).__name__)
     return text if len(text) < 300 else text[:300] + "..."

@@ -43,11 +43,13 @@ from ._decisions import Decision, answer, approve, cancel, edit, reject
 from ._errors import AGUIError, ProtocolError
 from ._interrupts import PendingInterrupt, parse_expiry
 from ._secrets import (
+    EMPTY,
     REDACTED,
+    EventGuard,
+    Scrubber,
     is_credential_name,
     redact_headers,
     redact_url,
-    scrub,
 )
 from ._secrets import (
     redact_body as _redact_body,
@@ -58,7 +60,7 @@ from ._secrets import (
 from ._secrets import (
     secret_values as _secret_values,
 )
-from ._sse import SSEStreamDecoder
+from ._sse import SSEMessage, SSEStreamDecoder
 from ._version import __version__
 from .policies import Policy
 
@@ -106,19 +108,19 @@ class _Writer:
     def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
-        self._secrets: set[str] = set()
+        self.scrubber: Scrubber = EMPTY
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text("", encoding="utf-8")
         self.write(header)
 
     def add_secrets(self, values: Iterable[str]) -> None:
         with self._lock:
-            self._secrets.update(values)
+            self.scrubber = self.scrubber.union(values)
 
     def write(self, obj: dict[str, Any]) -> None:
-        line = json.dumps(obj, ensure_ascii=False)
         with self._lock:
-            line = scrub(line, self._secrets)  # the JSON-escaped form is what appears
+            # Value by value, so the line stays valid JSON whatever the secret looks like.
+            line = json.dumps(self.scrubber.value(obj), ensure_ascii=False)
             with self.path.open("a", encoding="utf-8") as fh:
                 fh.write(line + "\n")
 
@@ -234,6 +236,11 @@ class _RecordedBody(httpx.AsyncByteStream):
         self._writer = writer
         self._n = n
         self._decoder: SSEStreamDecoder | None = SSEStreamDecoder() if sse else None
+        # A secret split across streamed deltas is joined (and scrubbed) before it is written.
+        scrubber = writer.scrubber
+        self._guard = (
+            EventGuard(scrubber, _wire_events, _wire_type, wire=True) if scrubber else None
+        )
         self._text: list[str] = []
         self._chars = 0
         self._ended = False
@@ -268,17 +275,22 @@ class _RecordedBody(httpx.AsyncByteStream):
             self._chars = _MAX_BODY_CHARS
             return
         for message in messages:
-            line: dict[str, Any] = {"kind": "event", "n": self._n}
             data = _parse_json(message.data.encode("utf-8"))
             if data is _NOT_JSON:
-                line["raw"] = message.data
+                self._write_event(message, raw=message.data)
+            elif self._guard is None:
+                self._write_event(message, data=data)
             else:
-                line["data"] = data
-            if message.event != "message":
-                line["event"] = message.event
-            if message.id:
-                line["id"] = message.id
-            self._writer.write(line)
+                for event in self._guard.apply([data]):
+                    self._write_event(message, data=event)
+
+    def _write_event(self, message: SSEMessage, **content: Any) -> None:
+        line: dict[str, Any] = {"kind": "event", "n": self._n, **content}
+        if message.event != "message":
+            line["event"] = message.event
+        if message.id:
+            line["id"] = message.id
+        self._writer.write(line)
 
     def _end(self, *, complete: bool, error: str | None = None) -> None:
         if self._ended:
@@ -294,6 +306,14 @@ class _RecordedBody(httpx.AsyncByteStream):
         if error is not None:
             end["error"] = error
         self._writer.write(end)
+
+
+def _wire_events(data: str) -> list[Any]:
+    return [json.loads(data)]
+
+
+def _wire_type(event: Any) -> Any:
+    return event.get("type") if isinstance(event, dict) else None
 
 
 def record(agent: Agent, path: str | os.PathLike[str]) -> Agent:

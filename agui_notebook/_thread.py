@@ -41,6 +41,7 @@ from ._events import EventParser, type_of
 from ._http import ConnectionDropped
 from ._interrupts import PendingInterrupt
 from ._reducer import RunReducer, ThreadSnapshot, ToolCallInfo
+from ._secrets import EventGuard, Scrubber
 from ._sse import SSEStreamDecoder
 from ._verify import OrderVerifier
 
@@ -57,9 +58,16 @@ Outcome = Literal["success", "interrupt", "cancelled"]
 
 
 class Transport(Protocol):
-    """Opens one run: POSTs the body and yields the response's bytes (``_http.HTTPTransport``)."""
+    """Opens one run: POSTs the body and yields the response's bytes (``_http.HTTPTransport``).
 
-    def open(self, body: bytes) -> AbstractAsyncContextManager[AsyncIterator[bytes]]: ...
+    ``scrubber`` knows every credential sent so far (``open`` adds the request's).
+    """
+
+    scrubber: Scrubber
+
+    def open(
+        self, body: bytes, *, forwarded_props: Any = None
+    ) -> AbstractAsyncContextManager[AsyncIterator[bytes]]: ...
 
 
 class Endpoint(Protocol):
@@ -486,7 +494,13 @@ class RunStream:
 
         try:
             body = json.dumps(self.request_body(), separators=(",", ":")).encode()
-            async with agent.transport.open(body) as chunks:
+            transport = agent.transport
+            async with transport.open(body, forwarded_props=self._forwarded) as chunks:
+                # Server text is scrubbed of the credentials sent, before it is parsed: every
+                # message, result, error and card made from it is clean (_secrets.py).
+                parse = parser.parse
+                if transport.scrubber:
+                    parse = EventGuard(transport.scrubber, parse, type_of).parse
                 iterator = chunks.__aiter__()
                 try:
                     while True:
@@ -512,7 +526,7 @@ class RunStream:
                             raise RunAborted("the run was aborted by the client")
                         seen = record.event_count
                         for sse in decoder.feed(chunk):
-                            for event in parser.parse(sse.data):
+                            for event in parse(sse.data):
                                 if handle(type_of(event), event):
                                     yield event
                                     if self._aborting:  # abort() from the consuming task
@@ -542,7 +556,7 @@ class RunStream:
                                 dropped=False,
                             ) from None
                     for sse in tail:
-                        for event in parser.parse(sse.data):
+                        for event in parse(sse.data):
                             if handle(type_of(event), event):
                                 yield event
                 except ConnectionDropped as exc:

@@ -348,6 +348,108 @@ class RunErrorMidRun(Fault):
         served.completed = True
 
 
+@dataclass
+class Echo(Fault):
+    """A server that repeats the credentials it received, in one place (``where``):
+
+    - "status": an HTTP ``status`` error whose JSON body quotes them;
+    - "run_error": HTTP 200, RUN_STARTED then RUN_ERROR quoting them (Microsoft's server answers
+      a refused resume this way);
+    - "assistant": the reply's text; "split": the same, streamed ``size`` characters a delta;
+    - "tool_result": a finished tool call whose result quotes them;
+    - "interrupt": the interrupt's message and the tool call's arguments (a ``memo``);
+    - "state": a STATE_SNAPSHOT value.
+
+    ``template`` is the text, with ``{header-name}`` (lowercase) replaced by that request
+    header's value as received.
+    """
+
+    where: str
+    template: str = "invalid credentials: {authorization} and {x-api-key}"
+    status: int = 401
+    size: int = 3
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"echo in {self.where}"
+
+    def text(self, served: Served) -> str:
+        out = self.template
+        for key, value in served.headers.items():
+            out = out.replace("{" + key + "}", value)
+        return out
+
+    async def serve(self, conn: _Conn, served: Served) -> None:
+        echo = self.text(served)
+        if self.where == "status":
+            served.status = self.status
+            body = json.dumps({"error": echo, "code": "UNAUTHENTICATED"}).encode()
+            await conn.respond(self.status, "application/json", body)
+            served.completed = True
+            return
+        events = self.events(served.body, echo)
+        await conn.start_chunked(200, SSE)
+        for event in events:
+            await conn.send_event(event, served)
+        served.completed = True
+        await conn.end_chunked()
+
+    def events(self, body: Any, echo: str) -> list[JSON]:
+        if self.where == "run_error":
+            body = body if isinstance(body, dict) else {}
+            return [
+                {
+                    "type": "RUN_STARTED",
+                    "threadId": body.get("threadId"),
+                    "runId": body.get("runId"),
+                },
+                {"type": "RUN_ERROR", "message": echo, "code": "APPROVAL_RESUME_INVALID"},
+            ]
+        if self.where in ("assistant", "split"):
+            events = behave_events(body, text=echo)
+            if self.where == "split":
+                k = [e["type"] for e in events].index("TEXT_MESSAGE_CONTENT")
+                content = events.pop(k)
+                pieces = [echo[i : i + self.size] for i in range(0, len(echo), self.size)]
+                events[k:k] = [dict(content, delta=piece) for piece in pieces]
+            return events
+        events = behave_events(body)
+        types = [e["type"] for e in events]
+        if self.where == "tool_result":
+            mid = events[types.index("TEXT_MESSAGE_START")]["messageId"]
+            call = f"lookup-{mid}"
+            k = types.index("TEXT_MESSAGE_END") + 1
+            events[k:k] = [
+                {
+                    "type": "TOOL_CALL_START",
+                    "toolCallId": call,
+                    "toolCallName": "lookup",
+                    "parentMessageId": mid,
+                },
+                {"type": "TOOL_CALL_ARGS", "toolCallId": call, "delta": "{}"},
+                {"type": "TOOL_CALL_END", "toolCallId": call},
+                {
+                    "type": "TOOL_CALL_RESULT",
+                    "messageId": f"result-{mid}",
+                    "toolCallId": call,
+                    "content": echo,
+                    "role": "tool",
+                },
+            ]
+        elif self.where == "interrupt":
+            finished = events[-1]
+            interrupt = finished["outcome"]["interrupts"][0]
+            interrupt["message"] = echo
+            arguments = {**interrupt["metadata"]["arguments"], "memo": echo}
+            interrupt["metadata"]["arguments"] = arguments
+            events[types.index("TOOL_CALL_ARGS")]["delta"] = json.dumps(arguments)
+        elif self.where == "state":
+            events[types.index("STATE_SNAPSHOT")]["snapshot"]["note"] = echo
+        else:
+            raise ValueError(self.where)
+        return events
+
+
 # -- the HTTP side --------------------------------------------------------------------------------
 
 

@@ -1,7 +1,6 @@
-"""Secrets (issue 8): credential headers, cookies and tokens never appear in reprs, errors, run
-records, widget state, the audit log, logs, or a saved notebook (widget-state metadata included).
-
-Recordings (agui_notebook/_record.py) are not covered yet: that module does not exist.
+"""Secrets (issues 8 and 18): credential headers, cookies and tokens never appear in reprs,
+errors, run records, widget state, the audit log, logs, recordings, or a saved notebook (widget-state
+metadata included), even when the server echoes them back in its own text.
 """
 
 from __future__ import annotations
@@ -17,10 +16,11 @@ from typing import Any
 import nbformat
 import pytest
 from chat_driver import Driver
-from fault_server import FaultServer, Status
+from fault_server import Echo, FaultServer, Status
 from nbclient import NotebookClient
 
-from agui_notebook import Agent, AGUIError, HTTPStatusError, policies
+from agui_notebook import Agent, AGUIError, HTTPStatusError, RunError, policies
+from agui_notebook._record import record
 from agui_notebook.demo import DemoApp
 
 pytestmark = pytest.mark.timeout(60)
@@ -233,8 +233,6 @@ async def test_no_secret_in_a_saved_notebook(
 async def test_no_secret_in_a_recording(
     demo: tuple[str, DemoApp], fault_server: FaultServer, tmp_path: Path
 ) -> None:
-    from agui_notebook._record import record
-
     demo_url, _ = demo
     path = tmp_path / "chat.jsonl"
     agent = record(Agent(demo_url, headers=HEADERS, timeout=5), path)
@@ -257,3 +255,117 @@ async def test_no_secret_in_a_recording(
     assert '"status": 401' in text.replace('"status":401', '"status": 401')
     assert fault_server.log[-1].headers["authorization"] == AUTH  # really sent
     assert leaks(text) == []
+
+
+# -- a server that echoes the credentials in its own text (issue 18) ------------------------------
+
+ECHO_PLACES = ["assistant", "split", "tool_result", "interrupt", "state"]
+
+
+def result_dump(result: Any) -> str:
+    return dump(
+        {
+            "repr": repr(result),
+            "text": result.text,
+            "events": [e.model_dump(mode="json") for e in result.events],
+            "messages": [m.model_dump(mode="json") for m in result.messages],
+            "state": result.state,
+            "interrupts": [repr(i) for i in result.interrupts] + [i.raw for i in result.interrupts],
+            "warnings": result.warnings,
+        }
+    )
+
+
+@pytest.mark.parametrize("where", ECHO_PLACES)
+async def test_no_secret_when_the_server_echoes_it_in_a_run(
+    fault_server: FaultServer, tmp_path: Path, where: str
+) -> None:
+    path = tmp_path / "echo.jsonl"
+    agent = record(Agent(fault_server.url, headers=HEADERS, timeout=5), path)
+    # Through a thread: the run that carries the echo, as the code sees it.
+    fault_server.script(Echo(where))
+    first = await agent.thread().run(TRANSFER)
+    echoed = Echo(where).text(fault_server.log[-1])
+    assert AUTH in echoed and API_KEY in echoed  # the server really sent them back
+    assert first.outcome == "interrupt"
+    # Through a chat: the same run, its card, the resume and the view.
+    fault_server.script(Echo(where))
+    chat = agent.chat(policy=policies.approve_all(), timeout=5)
+    result = await asyncio.wait_for(chat.send(TRANSFER), 10)
+    assert result.outcome == "success"
+
+    seen = everything_about(agent, chat, [])
+    seen["first run"] = result_dump(first)
+    seen["chat result"] = result_dump(result)
+    seen["recording"] = path.read_text()
+    assert "<redacted>" in seen["first run"]  # the echo arrived, scrubbed
+    if where != "state":  # the resume's own snapshot replaced that state in the view
+        assert "<redacted>" in seen["view 0 state"]
+    assert {k: leaks(v) for k, v in seen.items() if leaks(v)} == {}
+
+
+async def test_no_secret_in_a_run_error_over_http_200_after_a_click(
+    fault_server: FaultServer, tmp_path: Path
+) -> None:
+    """Microsoft's server refuses a resume with HTTP 200, RUN_STARTED, RUN_ERROR: the message is
+    the server's text, shown on the card and carried by the RunError and the run record."""
+    path = tmp_path / "run_error.jsonl"
+    agent = record(Agent(fault_server.url, headers=HEADERS, timeout=5), path)
+    chat = agent.chat(timeout=5)
+    driver = Driver(chat)
+    turn = asyncio.create_task(chat.send(TRANSFER))
+    errors: list[BaseException] = []
+    try:
+        card = await driver.waiting_card()
+        fault_server.script(Echo("run_error"))
+        driver.decide(card, "approve")
+        failed = await driver.waiting_card("failed")
+        assert failed["error"]["title"] == "The agent reported an error"
+        assert "<redacted>" in failed["error"]["message"]
+        # A first run refused the same way, through a thread.
+        fault_server.script(Echo("run_error"))
+        with pytest.raises(RunError) as info:
+            await agent.thread().run("hello")
+        errors.append(info.value)
+    finally:
+        turn.cancel()
+        await asyncio.gather(turn, return_exceptions=True)
+    assert AUTH in Echo("run_error").text(fault_server.log[-1])  # really echoed
+    assert isinstance(errors[0], RunError) and errors[0].code == "APPROVAL_RESUME_INVALID"
+    assert "<redacted>" in errors[0].message
+    errors.append(chat.thread.runs[-1].error)  # type: ignore[arg-type]
+    seen = everything_about(agent, chat, errors)
+    seen["recording"] = path.read_text()
+    assert {k: leaks(v) for k, v in seen.items() if leaks(v)} == {}
+
+
+async def test_no_secret_in_an_error_body_that_echoes_the_headers_received(
+    fault_server: FaultServer,
+) -> None:
+    agent = Agent(fault_server.url, headers=HEADERS, timeout=5)
+    fault_server.script(Echo("status", status=403))
+    with pytest.raises(HTTPStatusError) as info:
+        await agent.thread().run("hello")
+    assert AUTH in Echo("status").text(fault_server.log[-1])
+    assert info.value.status_code == 403 and "<redacted>" in info.value.body
+    seen = everything_about(agent, agent.chat(), [info.value])
+    assert {k: leaks(v) for k, v in seen.items() if leaks(v)} == {}
+
+
+SHORT_ECHO = "rejected k9 and key 77. Not secrets: k9x, xk9, 770, 1,77.5, k9_a, 177"
+
+
+@pytest.mark.parametrize("where", ["assistant", "split"])
+async def test_short_secrets_are_scrubbed_as_tokens_and_ordinary_text_is_kept(
+    fault_server: FaultServer, where: str
+) -> None:
+    """Two- and three-character credentials: scrubbed where they stand alone, even when the
+    stream splits them one character a delta, and nowhere else."""
+    headers = {"Authorization": "Bearer k9", "X-API-Key": "77"}
+    agent = Agent(fault_server.url, headers=headers, timeout=5)
+    fault_server.script(Echo(where, template=SHORT_ECHO, size=1))
+    result = await agent.thread().run(TRANSFER)
+    assert fault_server.log[-1].headers["x-api-key"] == "77"
+    assert result.text == (
+        "rejected <redacted> and key <redacted>. Not secrets: k9x, xk9, 770, 1,77.5, k9_a, 177"
+    )
