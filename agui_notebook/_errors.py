@@ -24,7 +24,10 @@
         └── ThreadBusy            another run or resume is in flight on this thread
 
 Every failed run or resume leaves its thread exactly as it was before the request: pending
-interrupts stay pending, so the same decision can be re-sent.
+interrupts stay pending, so the same decision can be re-sent. The thread marks the error with
+what failed (``during``: "run" or "resume") and, for a resume whose reply broke off after it was
+sent (a dropped connection, a timeout, a cut stream), ``maybe_applied``: the server may already
+have applied it, which the message and the hint say.
 """
 
 from __future__ import annotations
@@ -55,8 +58,33 @@ __all__ = [
 class AGUIError(Exception):
     """Root of every error agui_notebook raises."""
 
-    #: A short, human hint on what to do next (shown on cards under the error).
-    hint: str | None = None
+    #: What the failed request sent: "run" (a message) or "resume" (decisions); set by the thread.
+    during: str | None = None
+    #: A resume failed after it was sent, with no clear answer: the server may have applied it.
+    maybe_applied: bool = False
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        if self.maybe_applied:
+            text += " (the decision was sent: the server may already have applied it)"
+        return text
+
+    @property
+    def hint(self) -> str | None:
+        """A short, human hint on what to do next (shown under the error), fitting what failed."""
+        return self._next_step() or None
+
+    def _next_step(self) -> str:
+        if self.maybe_applied:
+            return (
+                "Retry re-sends the same decision, with the same interrupt ids, so a server that "
+                "recognises a repeated resume will not apply it twice."
+            )
+        if self.during == "resume":
+            return "The interrupts are still pending here: the same decision can be re-sent."
+        if self.during == "run":
+            return "Nothing was added to the thread: the message can be sent again."
+        return ""
 
 
 class TransportError(AGUIError):
@@ -70,7 +98,10 @@ class ConnectError(TransportError):
 class StreamTimeout(TransportError):
     """Nothing arrived within the read timeout (keepalive comments reset it)."""
 
-    hint = "The server went silent. Raise `timeout=` on the Agent if it is just slow."
+    @property
+    def hint(self) -> str | None:
+        silent = "The server went silent (raise `timeout=` on the Agent if it is just slow)."
+        return f"{silent} {self._next_step()}".rstrip()
 
 
 class HTTPStatusError(AGUIError):
@@ -84,13 +115,13 @@ class HTTPStatusError(AGUIError):
         super().__init__(f"HTTP {status_code} from {url}: {excerpt}".rstrip(": "))
 
     @property
-    def hint(self) -> str | None:  # type: ignore[override]
+    def hint(self) -> str | None:
         if self.status_code in (401, 403):
             return "Check the credentials passed in `headers=` or on your `http_client`."
         if self.status_code == 404:
             return "Check the agent URL (a trailing slash can matter)."
         if self.status_code >= 500:
-            return "The server failed; the pending decision is kept and can be re-sent."
+            return f"The server failed. {self._next_step()}".rstrip()
         return None
 
 
@@ -110,7 +141,9 @@ class TruncatedRunError(ProtocolError):
     the last complete event, ``dropped`` says whether the connection failed (versus a clean end).
     """
 
-    hint = "The run did not finish; the thread is unchanged and the same request can be re-sent."
+    @property
+    def hint(self) -> str | None:
+        return f"The run did not finish. {self._next_step()}".rstrip()
 
     def __init__(
         self,

@@ -30,11 +30,13 @@ from ._compat_langgraph import refuse_new_message, route_resume
 from ._decisions import Decisions, build_resume
 from ._errors import (
     AGUIError,
+    ConnectError,
     ProtocolError,
     RunAborted,
     RunError,
     StreamTimeout,
     ThreadBusy,
+    TransportError,
     TruncatedRunError,
 )
 from ._events import EventParser, type_of
@@ -617,6 +619,13 @@ class RunStream:
             status = "aborted"
         record.status = status
         record.error = error
+        error.during = "resume" if self.resume else "run"
+        # Sent, and then no clear answer: the server may have applied the decision before the
+        # connection broke. Say so; a retry sends the same entries (same interrupt ids).
+        error.maybe_applied = bool(self.resume) and (
+            isinstance(error, TruncatedRunError | RunAborted)
+            or (isinstance(error, TransportError) and not isinstance(error, ConnectError))
+        )
         delivered = reducer.snapshot().messages  # joins text still streaming when it broke
         record.delivered = [delivered[m] for m in reducer.touched if m in delivered]
         self._error = error

@@ -433,7 +433,8 @@ async def test_http_error_on_resume_keeps_everything_and_the_decision_can_be_res
     with pytest.raises(HTTPStatusError) as info:
         await thread.resume(edit(amount=250))
     assert info.value.status_code == 503 and info.value.body == "overloaded"
-    assert "pending decision is kept" in (info.value.hint or "")
+    assert "still pending here" in (info.value.hint or "")  # the server said no: not applied
+    assert not info.value.maybe_applied
     assert view(thread) == before and not thread.busy
     assert thread.runs[-1].status == "failed" and thread.runs[-1].kind == "resume"
 
@@ -581,7 +582,10 @@ async def test_truncated_stream_is_never_a_success(body: bytes, where: str) -> N
     assert info.value.bytes_received == len(body)
     assert view(thread) == before
     assert thread.runs[-1].status == "truncated"
-    assert "re-sent" in (info.value.hint or "")
+    # The resume was sent and the answer broke off: it may have been applied, and a retry
+    # sends the same entries.
+    assert info.value.maybe_applied and "may already have applied" in str(info.value)
+    assert "re-sends the same decision" in (info.value.hint or "")
 
 
 async def test_truncated_error_says_where() -> None:

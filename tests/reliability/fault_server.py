@@ -12,6 +12,9 @@ and what was sent (``sent`` bytes, ``last_complete`` event type).
     server = FaultServer.start()
     server.script(Status(503, '{"error": "overloaded"}'))
     ... Agent(server.url) ...
+
+A resume's resolved entries are applied once per interrupt id (``server.applications``): a
+repeated resume is answered but not applied again, as a server that deduplicates would.
     server.stop()
 """
 
@@ -51,6 +54,9 @@ class Served:
     last_complete: str | None = None  # type of the last complete event sent
     bad_byte_at: int | None = None  # InvalidUtf8: offset of the first invalid byte
     completed: bool = False  # the response reached its intended end
+    #: Interrupt ids this request's resume applied (empty: none, or all applied before).
+    applied: list[str] = field(default_factory=list)
+    server: FaultServer | None = field(default=None, repr=False)
 
     @property
     def resume(self) -> list[JSON] | None:
@@ -155,6 +161,8 @@ class Behave(Fault):
         self.text = text
 
     async def serve(self, conn: _Conn, served: Served) -> None:
+        if served.server is not None:
+            served.server.apply(served)  # a repeated resume is recognised, not applied twice
         await conn.start_chunked(200, SSE)
         events = behave_events(served.body, text=self.text)
         for event in events[:-1]:
@@ -346,6 +354,19 @@ class RunErrorMidRun(Fault):
             await conn.send_event(event, served)
         await conn.end_chunked()
         served.completed = True
+
+
+class ApplyThenDrop(Fault):
+    """Apply the resume (as a server that acts on a decision before it answers), then close the
+    connection without a reply: the client cannot know whether the decision took effect."""
+
+    name = "apply then drop"
+
+    async def serve(self, conn: _Conn, served: Served) -> None:
+        if served.server is not None:
+            served.server.apply(served)
+        served.completed = True
+        conn.reset()
 
 
 @dataclass
@@ -558,6 +579,7 @@ class FaultServer:
         self._faults: collections.deque[Fault] = collections.deque()
         self._lock = threading.Lock()
         self.log: list[Served] = []
+        self.applied_ids: set[str] = set()
         self.default: Callable[[], Fault] = Behave
         self._loop = asyncio.new_event_loop()
         self._server: asyncio.base_events.Server | None = None
@@ -606,6 +628,21 @@ class FaultServer:
         with self._lock:
             self._faults.clear()
             self.log.clear()
+            self.applied_ids.clear()
+
+    def apply(self, served: Served) -> None:
+        """Apply a resume's resolved entries once per interrupt id (a deduplicating server)."""
+        with self._lock:
+            for entry in served.resume or []:
+                interrupt_id = entry.get("interruptId")
+                if entry.get("status") == "resolved" and interrupt_id not in self.applied_ids:
+                    self.applied_ids.add(interrupt_id)
+                    served.applied.append(interrupt_id)
+
+    @property
+    def applications(self) -> list[str]:
+        """Every interrupt id a resume applied, in order (a repeat would appear twice)."""
+        return [i for s in list(self.log) for i in s.applied]
 
     def _next(self) -> Fault:
         with self._lock:
@@ -642,7 +679,7 @@ class FaultServer:
                 body = json.loads(raw) if raw else None
             except ValueError:
                 body = raw.decode("utf-8", "replace")
-            served = Served(method, path, headers, body)
+            served = Served(method, path, headers, body, server=self)
             fault = self._next()
             served.fault = fault.name
             self.log.append(served)

@@ -1,4 +1,4 @@
-"""The card shows a failed resume and a Retry that re-sends the same decision (issue 8).
+"""The card shows a failed resume and a Retry that re-sends the same decision (issues 8, 18).
 
 ``agent.chat(timeout=5)`` with no kernel; the card's clicks are custom messages delivered to
 ``ChatView._handle_custom_msg`` as the front end sends them.
@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 from chat_driver import Driver
-from fault_server import Cut, Fault, FaultServer, RunErrorMidRun, Stall, Status
+from fault_server import ApplyThenDrop, Cut, Fault, FaultServer, RunErrorMidRun, Stall, Status
 
 from agui_notebook import Agent
 
@@ -115,3 +115,36 @@ async def test_a_retry_click_when_nothing_failed_is_refused(fault_server: FaultS
         turn.cancel()
     assert result.outcome == "success"
     assert len(fault_server.resumes) == 1
+
+
+async def test_a_resume_applied_then_dropped_says_so_on_the_card_and_retry_is_the_same(
+    fault_server: FaultServer,
+) -> None:
+    """The server applies the decision, then the connection drops before it answers. The card
+    says the decision may already have been applied; Retry re-sends the same resume (same
+    interrupt ids, same payloads), so the deduplicating server applies it once."""
+    chat = Agent(fault_server.url, timeout=2.0).chat(timeout=5)
+    driver = Driver(chat)
+    turn = asyncio.create_task(chat.send(TRANSFER))
+    try:
+        card = await driver.waiting_card("pending")
+        fault_server.script(ApplyThenDrop())
+        driver.decide(card, "reject", reason="not today")
+        failed = await driver.waiting_card("failed")
+        assert "the server may already have applied it" in failed["error"]["message"]
+        errors = [i for i in chat.view.items if i["kind"] == "error"]
+        assert "same interrupt ids" in errors[-1]["hint"]
+        assert fault_server.applications == [card["interrupts"][0]["id"]]
+        retried = driver.retry(failed)
+        assert (await driver.ack(retried))["accepted"] is True
+        result = await asyncio.wait_for(turn, 5)
+    finally:
+        turn.cancel()
+    assert result.outcome == "success"
+    assert driver.card(card["id"])["status"] == "done"
+    first_try, retry = (s.resume for s in fault_server.resumes)
+    assert first_try == retry and first_try is not None
+    assert first_try[0]["interruptId"] == card["interrupts"][0]["id"]
+    assert first_try[0]["payload"] == {"approved": False, "reason": "not today"}
+    assert fault_server.applications == [card["interrupts"][0]["id"]]  # once, not twice
+    assert [(r["decision"], r["outcome"]) for r in chat.audit] == [("reject", "success")]

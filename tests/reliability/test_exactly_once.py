@@ -1,7 +1,8 @@
-"""Exactly once (issue 8): one resume per set of pending interrupts, counted at the server.
+"""Exactly once (issues 8 and 18): one resume per set of pending interrupts, counted at the server.
 
 Against the demo server on 127.0.0.1 (``start_in_thread``); ``app.requests`` records every
-request the server received.
+request the server received. The fault server covers a resume applied before the connection
+dropped: a retry must be the same resume, so a deduplicating server applies it once.
 """
 
 from __future__ import annotations
@@ -13,8 +14,19 @@ from typing import Any
 
 import pytest
 from chat_driver import Driver
+from fault_server import ApplyThenDrop, FaultServer, Status
 
-from agui_notebook import Agent, NothingPending, ThreadBusy, approve, policies
+from agui_notebook import (
+    Agent,
+    ConnectError,
+    HTTPStatusError,
+    NothingPending,
+    ThreadBusy,
+    TransportError,
+    approve,
+    edit,
+    policies,
+)
 from agui_notebook.demo import DemoApp
 
 pytestmark = pytest.mark.timeout(30)
@@ -253,3 +265,59 @@ async def test_code_resume_racing_a_click_sends_one_and_the_turn_ends(
     assert driver.card(card["id"])["status"] != "pending"
     # The audit must not record a decision that was never sent (the timeout's default).
     assert all(not r["decidedBy"].startswith("timeout") for r in chat.audit), chat.audit
+
+
+# -- the server applied the resume, then the connection dropped (issue 18) ----------------------
+
+
+async def test_a_resume_applied_then_dropped_says_so_and_a_retry_is_the_same_resume(
+    fault_server: FaultServer,
+) -> None:
+    """The server acts on the decision and the connection breaks before it answers: the client
+    cannot tell, so the error says the decision may have been applied; the interrupt stays
+    pending here, and re-sending sends the very same entries (same interrupt id, same payload),
+    which a deduplicating server recognises: the decision takes effect once."""
+    thread = Agent(fault_server.url, timeout=5).thread()
+    first = await thread.run(TRANSFER)
+    interrupt_id = first.interrupts[0].id
+    fault_server.script(ApplyThenDrop())
+    with pytest.raises(TransportError) as info:
+        await thread.resume(edit(amount=250))
+    error = info.value
+    assert not isinstance(error, ConnectError)
+    assert error.maybe_applied and error.during == "resume"
+    assert "the server may already have applied it" in str(error)
+    assert error.hint is not None and "same interrupt ids" in error.hint
+    assert thread.runs[-1].error is error and thread.runs[-1].status == "failed"
+    assert [p.id for p in thread.pending] == [interrupt_id]  # still answerable here
+    assert fault_server.applications == [interrupt_id]  # ... though the server applied it
+
+    result = await thread.resume(edit(amount=250))
+    assert result.outcome == "success"
+    first_try, retry = (s.resume for s in fault_server.resumes)
+    assert first_try == retry  # the same interrupt id, status and payload
+    assert first_try is not None and first_try[0]["interruptId"] == interrupt_id
+    assert first_try[0]["payload"]["editedArgs"]["amount"] == 250
+    assert fault_server.applications == [interrupt_id]  # applied once, not twice
+    assert thread.pending == []
+
+
+async def test_a_run_that_fails_does_not_claim_a_decision_was_kept(
+    fault_server: FaultServer,
+) -> None:
+    """Hints fit what the thread had: nothing was pending on a first run."""
+    thread = Agent(fault_server.url, timeout=5).thread()
+    fault_server.script(Status(500, '{"error": "boom"}'), ApplyThenDrop())
+    with pytest.raises(HTTPStatusError) as info:
+        await thread.run(TRANSFER)
+    assert info.value.during == "run" and not info.value.maybe_applied
+    hint = info.value.hint or ""
+    assert "decision" not in hint and "message can be sent again" in hint
+    with pytest.raises(TransportError) as dropped:
+        await thread.run(TRANSFER)
+    assert not dropped.value.maybe_applied and "may already have applied" not in str(dropped.value)
+    await thread.run(TRANSFER)
+    fault_server.script(Status(503, '{"error": "busy"}'))
+    with pytest.raises(HTTPStatusError) as on_resume:
+        await thread.resume(approve())
+    assert "still pending" in (on_resume.value.hint or "")
