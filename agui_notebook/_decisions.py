@@ -7,8 +7,10 @@ answer's expected shape"):
 
 - the approval flag is ``approved`` (spec, pydantic-ai), ``accepted`` (Microsoft) or ``confirmed``
   (Google ADK's ToolConfirmation) -- whichever the schema has;
-- edited arguments go in ``editedArgs`` as a full replacement, or, when the schema lists the
-  arguments as flat properties (Microsoft), as those keys;
+- edited arguments go in ``editedArgs`` as a full replacement (the unchanged ones are filled in
+  from the proposed call; when those are unknown, the edit must name every argument or it is
+  refused), or, when the schema lists the arguments as flat properties (Microsoft), as those
+  keys, which the server merges;
 - a rejection's reason goes in ``reason`` when the schema has one;
 - with no schema at all, the spec's recommended ``{"approved", "editedArgs"?, "reason"?}``.
 
@@ -44,6 +46,7 @@ __all__ = [
     "build_resume",
     "build_resume_entry",
     "cancel",
+    "check_decisions",
     "edit",
     "reject",
 ]
@@ -83,14 +86,21 @@ def approve() -> Decision:
 
 def reject(reason: str | None = None) -> Decision:
     """Do not run the tool; ``reason`` is sent to the agent where its schema has room for it."""
+    if reason is not None and not isinstance(reason, str):
+        raise TypeError(f"reject() takes a reason as text, e.g. reject('too much'); got {reason!r}")
     return Decision("reject", reason=reason)
 
 
 def edit(arguments: Mapping[str, Any] | None = None, /, **changes: Any) -> Decision:
     """Run the tool with changed arguments: ``edit(amount=250)`` or ``edit({"amount": 250})``.
 
-    Keys given replace the proposed ones; the others are kept.
+    Keys given replace the proposed ones; the others are kept (the agent receives the full set).
     """
+    if arguments is not None and not isinstance(arguments, Mapping):
+        raise TypeError(
+            "edit() takes the changed arguments as keywords, edit(amount=250), or as a dict, "
+            f"edit({{'amount': 250}}); got {_describe(arguments)}"
+        )
     merged = {**(dict(arguments) if arguments else {}), **changes}
     if not merged:
         raise TypeError("edit() needs at least one argument to change")
@@ -107,6 +117,72 @@ def answer(payload: Any) -> Decision:
     return Decision("answer", payload=payload)
 
 
+_USAGE = (
+    "resume() takes a decision (approve(), reject(reason), edit(**args), cancel(), "
+    "answer(payload)) or a dict of them keyed by interrupt id ({thread.pending[0].id: approve()})"
+)
+_CALLS = {
+    "approve": "approve()",
+    "accept": "approve()",
+    "yes": "approve()",
+    "reject": "reject('why')",
+    "deny": "reject('why')",
+    "no": "reject('why')",
+    "edit": "edit(amount=250)",
+    "cancel": "cancel()",
+    "answer": "answer({...})",
+}
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    return f"a {type(value).__name__} ({value!r:.60})"
+
+
+def _fix(value: Any) -> str:
+    """What the person most likely meant, as code."""
+    if isinstance(value, str):
+        call = _CALLS.get(value.strip().lower().partition(":")[0])
+        if call:
+            return f"use {call} (from agui_notebook import {call.partition('(')[0]})"
+    if callable(value) and getattr(value, "__name__", None) in _CALLS:
+        return f"call it: {value.__name__}()"
+    if isinstance(value, bool):
+        return "use approve() or reject('why')"
+    if isinstance(value, PendingInterrupt):
+        return "that is the question, not an answer: {interrupt.id: approve()}"
+    if isinstance(value, list | tuple | set):
+        return "answer several interrupts with a dict: {interrupt.id: approve(), ...}"
+    return "build it with approve(), reject(reason), edit(**args), cancel() or answer(payload)"
+
+
+def check_decisions(decisions: Any) -> None:
+    """Refuse what is not a decision (or a dict of them) with a TypeError naming the slip and
+    the fix: ``resume("approve")`` -> use approve(); ``resume(approve)`` -> call it."""
+    if isinstance(decisions, Decision):
+        return
+    if isinstance(decisions, Mapping):
+        for key, value in decisions.items():
+            if not isinstance(key, str):
+                fix = (
+                    "use its id: {interrupt.id: approve()}"
+                    if isinstance(key, PendingInterrupt)
+                    else "the ids are in thread.pending: {thread.pending[0].id: approve()}"
+                )
+                raise TypeError(
+                    f"decisions are keyed by interrupt id (a string), not {_describe(key)}: {fix}"
+                )
+            if not isinstance(value, Decision):
+                raise InvalidDecision(
+                    key, f"{_describe(value)} is not a decision: {_fix(value)}", payload=value
+                )
+        return
+    raise TypeError(f"{_describe(decisions)} is not a decision: {_fix(decisions)}. {_USAGE}")
+
+
 def build_resume(
     pending: list[PendingInterrupt],
     decisions: Decisions,
@@ -116,8 +192,10 @@ def build_resume(
     """Resume entries answering every pending interrupt, in their order, and notes to surface.
 
     Refuses (raises a :class:`ResumeRefused`) before anything is sent when an interrupt would be
-    left unanswered, an answer names an unknown interrupt, or an expired one is resolved.
+    left unanswered, an answer names an unknown interrupt, or an expired one is resolved; a
+    value that is not a decision at all is a TypeError naming the fix.
     """
+    check_decisions(decisions)
     if not pending:
         raise NothingPending("this thread has no pending interrupt to resume")
     if isinstance(decisions, Decision):
@@ -137,11 +215,6 @@ def build_resume(
     notes: list[str] = []
     for interrupt in pending:
         decision = by_id[interrupt.id]
-        if not isinstance(decision, Decision):
-            raise InvalidDecision(
-                interrupt.id,
-                f"expected a decision (approve(), reject(), ...), got {type(decision).__name__}",
-            )
         entry, entry_notes = build_resume_entry(interrupt, decision, now=now)
         entries.append(entry)
         notes.extend(entry_notes)
@@ -173,7 +246,7 @@ def _shape_payload(interrupt: PendingInterrupt, decision: Decision, notes: list[
     if props is None:
         payload: dict[str, Any] = {"approved": approved}
         if decision.kind == "edit":
-            payload["editedArgs"] = _full_arguments(interrupt, decision)
+            payload["editedArgs"] = _replacement(interrupt, decision, None)
         if decision.kind == "reject" and decision.reason:
             payload["reason"] = decision.reason
         return payload
@@ -190,9 +263,10 @@ def _shape_payload(interrupt: PendingInterrupt, decision: Decision, notes: list[
     if decision.kind == "edit":
         full = _full_arguments(interrupt, decision)
         if "editedArgs" in props:
-            payload["editedArgs"] = full
+            payload["editedArgs"] = _replacement(interrupt, decision, props["editedArgs"])
         elif any(key in props for key in full):
-            # Arguments as flat properties (Microsoft Agent Framework); the server merges them.
+            # Arguments as flat properties (Microsoft Agent Framework); the server merges them,
+            # so the changed keys alone are enough when the proposed ones are unknown.
             payload.update({k: v for k, v in full.items() if k in props})
             ignored = [k for k in full if k not in props]
             if ignored:
@@ -227,6 +301,27 @@ def _flag_key(props: Mapping[str, Any], required: Any) -> str | None:
 def _full_arguments(interrupt: PendingInterrupt, decision: Decision) -> dict[str, Any]:
     base = interrupt.arguments if isinstance(interrupt.arguments, dict) else {}
     return {**base, **dict(decision.arguments or {})}
+
+
+def _replacement(interrupt: PendingInterrupt, decision: Decision, schema: Any) -> dict[str, Any]:
+    """The full argument set for ``editedArgs``, which replaces the call's arguments (AG-UI
+    interrupt-resume). Never a silent partial set: when the proposed arguments are unknown,
+    the edit must name every argument the schema declares, else it is refused."""
+    changes = dict(decision.arguments or {})
+    if isinstance(interrupt.arguments, dict):
+        return {**interrupt.arguments, **changes}
+    declared = schema.get("properties") if isinstance(schema, dict) else None
+    if isinstance(declared, dict) and declared and set(declared) <= set(changes):
+        return changes
+    missing = sorted(set(declared) - set(changes)) if isinstance(declared, dict) else []
+    detail = f" (missing: {', '.join(missing)})" if missing else ""
+    raise InvalidDecision(
+        interrupt.id,
+        "the tool call's proposed arguments are unknown, so edit() cannot fill in the ones you "
+        f"did not change{detail}, and editedArgs replaces them all. Send the complete set: "
+        "answer({'approved': True, 'editedArgs': {...every argument...}})",
+        payload=changes,
+    )
 
 
 def _validate(interrupt: PendingInterrupt, payload: Any) -> None:

@@ -14,7 +14,7 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from ._compat import outgoing_history
 from ._compat_crewai import refuse_message_while_paused, same_interrupt_again
 from ._compat_langgraph import refuse_new_message, route_resume
-from ._decisions import Decisions, build_resume
+from ._decisions import Decision, Decisions, build_resume, check_decisions
 from ._errors import (
     AGUIError,
     ConnectError,
@@ -213,8 +213,10 @@ class Thread:
 
         ``decisions`` is one decision when exactly one interrupt is pending, else a mapping
         ``{interrupt_id: decision}`` covering all of them. Refused before anything is sent when
-        an interrupt would go unanswered or an expired one is resolved.
+        an interrupt would go unanswered or an expired one is resolved; a value that is not a
+        decision (``resume("approve")``) is a TypeError that names the fix.
         """
+        check_decisions(decisions)  # None here would otherwise mean "no resume": a plain run
         async with self.stream(resume=decisions, **options) as run:
             async for _ in run:
                 pass
@@ -340,6 +342,11 @@ def _is_input(message: Any, run: RunStream) -> bool:
 def _as_messages(message: str | BaseModel | Iterable[BaseModel] | None) -> list[BaseModel]:
     if message is None:
         return []
+    if isinstance(message, Decision | Mapping):
+        raise TypeError(
+            "run() sends a message; to answer pending interrupts use "
+            "thread.resume(approve()) (or chat.resume(...))"
+        )
     if isinstance(message, str):
         return [UserMessage(id=str(uuid.uuid4()), content=message)]
     if isinstance(message, BaseModel):

@@ -301,8 +301,85 @@ def test_an_unknown_interrupt_is_refused() -> None:
 
 
 def test_a_non_decision_value_is_refused() -> None:
-    with pytest.raises(InvalidDecision, match="got bool"):
+    with pytest.raises(InvalidDecision, match=r"True is not a decision: use approve\(\) or reject"):
         build_resume([pending("a")], {"a": True})  # type: ignore[dict-item]
+
+
+# -- slips at the boundary (issue 18): the mistake and the fix, before anything else -------------
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("approve", r"the string 'approve' is not a decision: use approve\(\)"),
+        ("Reject", r"the string 'Reject' is not a decision: use reject\('why'\)"),
+        ("edit", r"use edit\(amount=250\)"),
+        (approve, r"call it: approve\(\)"),
+        (cancel, r"call it: cancel\(\)"),
+        (True, r"True is not a decision: use approve\(\) or reject"),
+        (None, r"None is not a decision: build it with approve\(\)"),
+        ([approve()], r"answer several interrupts with a dict"),
+        (42, r"a int \(42\) is not a decision"),
+    ],
+)
+def test_a_slip_is_a_type_error_naming_the_fix(value: Any, says: str) -> None:
+    for pending_now in ([pending("a")], []):  # the slip is named even when nothing is pending
+        with pytest.raises(TypeError, match=says) as info:
+            build_resume(pending_now, value)
+        assert "resume() takes a decision" in str(info.value)
+        assert not isinstance(info.value, UnknownInterrupt)  # not "a, p, p, r, o, v, e"
+
+
+def test_a_slip_inside_a_dict_names_the_interrupt_and_the_fix() -> None:
+    with pytest.raises(InvalidDecision, match=r"interrupt a: the string 'approve' .* use approve"):
+        build_resume([pending("a")], {"a": "approve"})  # type: ignore[dict-item]
+    it = pending("a", arguments=None)  # hashable: no dict fields
+    with pytest.raises(TypeError, match=r"keyed by interrupt id .* use its id"):
+        build_resume([it], {it: approve()})  # type: ignore[dict-item]
+    with pytest.raises(TypeError, match=r"that is the question, not an answer"):
+        build_resume([it], it)  # type: ignore[arg-type]
+
+
+def test_decision_builders_refuse_wrong_types() -> None:
+    with pytest.raises(TypeError, match=r"edit\(amount=250\)"):
+        edit("amount")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"reject\('too much'\)"):
+        reject(500)  # type: ignore[arg-type]
+
+
+# -- edit where the proposed arguments are unknown (issue 18) ------------------------------------
+
+
+def test_edit_without_schema_or_known_arguments_is_refused_not_sent_partial() -> None:
+    it = pending(arguments=None)
+    with pytest.raises(InvalidDecision, match=r"proposed arguments are unknown") as info:
+        payload(it, edit(amount=250))
+    assert "answer({'approved': True, 'editedArgs'" in str(info.value)
+    # The escape hatch the message names works: a complete replacement, said explicitly.
+    full = {"approved": True, "editedArgs": {"amount": 250, "to": "bob"}}
+    assert payload(it, answer(full)) == full
+
+
+def test_edit_with_known_arguments_sends_the_full_set() -> None:
+    assert payload(pending(), edit(amount=250)) == {
+        "approved": True,
+        "editedArgs": {"amount": 250, "to": "bob"},
+    }
+
+
+def test_edit_with_unknown_arguments_uses_the_schema_to_know_the_full_set() -> None:
+    it = pending(schema=MSAF, arguments=None)
+    with pytest.raises(InvalidDecision, match=r"missing: to"):
+        payload(it, edit(amount=250))
+    assert payload(it, edit(amount=250, to="carol")) == {
+        "approved": True,
+        "editedArgs": {"amount": 250, "to": "carol"},
+    }
+    # Flat properties are merged by the server: the changed key alone is a complete answer.
+    assert payload(pending(schema=MSAF_FLAT, arguments=None), edit(amount=250)) == {
+        "accepted": True,
+        "amount": 250,
+    }
 
 
 def test_expired_resolved_among_several_is_refused() -> None:

@@ -387,6 +387,25 @@ async def test_resume_refusals_send_nothing_and_change_nothing() -> None:
     assert view(thread) == before and not thread.busy
 
 
+async def test_slips_are_named_with_their_fix_and_send_nothing() -> None:
+    """Issue 18: resume("approve") used to answer "not pending on this thread: a, p, p, r, ...";
+    resume(None) used to send a run with no message; run(approve()) failed inside iteration."""
+    thread, server = await interrupted_thread(IT1)
+    before = view(thread)
+    with pytest.raises(TypeError, match=r"the string 'approve' is not a decision: use approve\(\)"):
+        await thread.resume("approve")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"None is not a decision"):
+        await thread.resume(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"call it: approve\(\)"):
+        await thread.resume(approve)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"run\(\) sends a message.*thread.resume\(approve\(\)\)"):
+        await thread.run(approve())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"run\(\) sends a message"):
+        await thread.run({"i1": approve()})  # type: ignore[arg-type]
+    assert len(server.requests) == 1  # only the first run went out
+    assert view(thread) == before and not thread.busy
+
+
 async def test_nothing_pending() -> None:
     server = ScriptedServer(ok_run())
     thread = server.agent().thread()
