@@ -5,7 +5,12 @@
 >>> thread = agent.thread()
 >>> result = await thread.run("Transfer $500 from 1234567890 to 0987654321")  # doctest: +SKIP
 >>> result = await thread.resume(approve())                                   # doctest: +SKIP
+
+``Chat`` and ``ChatResult`` (the notebook view) load on first use, so ``import agui_notebook``
+stays free of widget and Jupyter imports.
 """
+
+import typing as _typing
 
 from . import policies as _policies
 from ._a2ui import SurfaceAction, act
@@ -16,6 +21,7 @@ from ._errors import (
     ConnectError,
     ExpiredInterrupt,
     HTTPStatusError,
+    InterruptReissued,
     InvalidDecision,
     NobodyCanClick,
     NothingPending,
@@ -41,13 +47,33 @@ from ._version import __version__
 # AGUI_NOTEBOOK_POLICY) belongs to recording, which policies must not import.
 _policies.register_kind("replay", _replay_policy)
 
+if _typing.TYPE_CHECKING:
+    from ._chat import Chat, ChatResult
+
+_LAZY = {"Chat", "ChatResult"}  # defined in _chat, which imports the widget (anywidget)
+
+
+def __getattr__(name: str) -> _typing.Any:
+    if name in _LAZY:
+        from . import _chat
+
+        return getattr(_chat, name)
+    raise AttributeError(f"module 'agui_notebook' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 __all__ = [
     "AGUIError",
     "Agent",
+    "Chat",
+    "ChatResult",
     "ConnectError",
     "Decision",
     "ExpiredInterrupt",
     "HTTPStatusError",
+    "InterruptReissued",
     "InvalidDecision",
     "NobodyCanClick",
     "NothingPending",

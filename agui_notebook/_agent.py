@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from ._http import HTTPTransport, make_timeout, safe_url
 from ._sse import DEFAULT_MAX_EVENT_BYTES
 from ._thread import Thread
+
+if TYPE_CHECKING:
+    from ._chat import Chat
 
 __all__ = ["Agent"]
 
@@ -93,7 +96,7 @@ class Agent:
         """A new thread (a fresh id), or ``thread("id")`` to continue an existing one."""
         return Thread(self, thread_id)
 
-    def chat(self, thread_id: str | None = None, **options: Any) -> Any:
+    def chat(self, thread_id: str | None = None, **options: Any) -> Chat:
         """A thread with a live view in the notebook; see :class:`agui_notebook.Chat`."""
         from ._chat import Chat
 

@@ -32,7 +32,14 @@ from typing import Any, Literal
 
 from ._a2ui import SurfaceAction
 from ._decisions import Decision, Decisions, answer, approve, build_resume, cancel, edit, reject
-from ._errors import AGUIError, NobodyCanClick, NothingPending, ResumeRefused, ThreadBusy
+from ._errors import (
+    AGUIError,
+    InterruptReissued,
+    NobodyCanClick,
+    NothingPending,
+    ResumeRefused,
+    ThreadBusy,
+)
 from ._events import type_of
 from ._interrupts import PendingInterrupt
 from ._items import ItemList, card_interrupt, summarize_arguments
@@ -53,11 +60,6 @@ from .policies import Policy, from_env
 __all__ = ["Chat", "ChatResult", "InterruptReissued"]
 
 TimeoutDefault = Literal["cancel", "reject"]
-
-
-class InterruptReissued(AGUIError):
-    """The server raised again an interrupt that was already answered; an automatic decision
-    would loop, so the chat stops and says so (a person can still decide on the card)."""
 
 
 @dataclass(frozen=True)

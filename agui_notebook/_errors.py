@@ -15,8 +15,12 @@
     ├── RunAborted                the client aborted the run (Thread.abort() or task cancel)
     ├── NobodyCanClick            a person must decide, but no click can reach Python here: no
     │                             front end and no policy, or a wait that would hold clicks back
+    ├── InterruptReissued         the server raised an answered interrupt again; a chat's policy
+    │                             stops rather than answer it the same way in a loop
+    ├── ReplayMismatch            a replayed request differs from the recording
+    │                             (agui_notebook.record)
     └── ResumeRefused             the client refused to send a resume, before any request
-        ├── NothingPending
+        ├── NothingPending        the thread has no pending interrupt
         ├── UnansweredInterrupts  an interrupt would be left without an answer
         ├── UnknownInterrupt      an answer names an interrupt that is not pending
         ├── ExpiredInterrupt      a resolved answer to an expired interrupt (cancel is allowed)
@@ -39,6 +43,7 @@ __all__ = [
     "ConnectError",
     "ExpiredInterrupt",
     "HTTPStatusError",
+    "InterruptReissued",
     "InvalidDecision",
     "NobodyCanClick",
     "NothingPending",
@@ -177,6 +182,11 @@ class RunError(AGUIError):
 
 class RunAborted(AGUIError):
     """The client aborted the run; the thread is left as it was before the run."""
+
+
+class InterruptReissued(AGUIError):
+    """The server raised again an interrupt that was already answered; an automatic decision
+    would loop, so the chat stops and says so (a person can still decide on the card)."""
 
 
 class ResumeRefused(AGUIError, ValueError):

@@ -1,21 +1,31 @@
-"""The public face: exactly these names, cheap to import, a command that explains itself."""
+"""The public face: exactly these names, the same ones the README documents, cheap to import, a
+command that explains itself."""
 
 from __future__ import annotations
 
+import builtins
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import agui_notebook
+import agui_notebook._errors
 import agui_notebook.policies
 import agui_notebook.record
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 
 PUBLIC = {
     "AGUIError",
     "Agent",
+    "Chat",
+    "ChatResult",
     "ConnectError",
     "Decision",
     "ExpiredInterrupt",
     "HTTPStatusError",
+    "InterruptReissued",
     "InvalidDecision",
     "NobodyCanClick",
     "NothingPending",
@@ -94,3 +104,115 @@ def test_command_prints_version_and_subcommands() -> None:
             check=True,
         )
         assert "usage: agui-notebook " + command in sub.stdout
+
+
+# -- the README and the code agree (issue 18) ---------------------------------------------------
+
+
+def _section(title: str, until: str) -> str:
+    start = README.index(title)
+    return README[start : README.index(until, start)]
+
+
+def _documented_names(text: str) -> set[str]:
+    """Names the text shows as code: a class (CamelCase) or a call (``approve()``), not an
+    attribute of something else (``chat.send(...)``, ``asyncio.run(...)``)."""
+    names = set()
+    for span in re.findall(r"`([^`\n]+)`", text):
+        found = re.match(r"(?:agui_notebook\.)?([A-Za-z_]\w*)(\(|$)", span)
+        if not found:
+            continue
+        name, call = found.groups()
+        camel = name[0].isupper() and any(c.islower() for c in name)
+        if camel or call:
+            names.add(name)
+    return names
+
+
+def _exported(name: str) -> bool:
+    modules = (agui_notebook, agui_notebook.policies, agui_notebook.record)
+    return any(name in getattr(m, "__all__", ()) for m in modules) or hasattr(builtins, name)
+
+
+def test_every_name_the_readme_documents_is_importable() -> None:
+    """From "In ten lines" to the demo agent: what a user is told to write must import."""
+    text = _section("## In ten lines", "## The demo agent")
+    names = _documented_names(text)
+    assert {"Agent", "Chat", "ChatResult", "RunResult", "approve"} <= names  # it parses
+    assert sorted(n for n in names if not _exported(n)) == []
+    for name in names - set(dir(builtins)):
+        module = next(
+            m
+            for m in (agui_notebook, agui_notebook.policies, agui_notebook.record)
+            if name in getattr(m, "__all__", ())
+        )
+        assert getattr(module, name) is not None, name
+
+
+def test_every_public_name_is_in_the_readme() -> None:
+    documented = _documented_names(README) | set(_readme_tree())
+    missing = sorted(n for n in agui_notebook.__all__ if n != "__version__" and n not in documented)
+    assert missing == []
+
+
+def _tree(text: str) -> dict[str, str | None]:
+    """``{class: parent}`` from a tree drawn with box characters: the root alone on the first
+    line, then ``├── Name`` / ``└── Name`` entries (other lines continue a description); the
+    tree ends at the first blank line."""
+    lines = text.strip("\n").splitlines()
+    root = lines[0].strip()
+    parents: dict[str, str | None] = {root: None}
+    stack: list[tuple[int, str]] = [(-1, root)]
+    for line in lines[1:]:
+        if not line.strip():
+            break
+        found = re.match(r"^([\s│]*)[├└]── ([A-Z]\w+)", line)
+        if not found:
+            continue
+        depth, name = len(found.group(1)), found.group(2)
+        while stack[-1][0] >= depth:
+            stack.pop()
+        parents[name] = stack[-1][1]
+        stack.append((depth, name))
+    return parents
+
+
+def _readme_tree() -> dict[str, str | None]:
+    start = README.index("Errors form one tree")
+    block = README[README.index("```", start) + 3 :]
+    return _tree(block[: block.index("```")])
+
+
+def _docstring_tree() -> dict[str, str | None]:
+    doc = agui_notebook._errors.__doc__ or ""
+    root = re.search(r"^\s*AGUIError\s*$", doc, re.MULTILINE)
+    assert root is not None, "no tree drawn in _errors.py's docstring"
+    return _tree(doc[root.start() :])
+
+
+def test_the_readme_error_tree_is_the_one_in_errors_py() -> None:
+    readme, docstring = _readme_tree(), _docstring_tree()
+    assert {"NothingPending", "TransportError", "InterruptReissued"} <= set(readme)  # it parses
+    assert readme == docstring
+
+
+def test_the_error_tree_matches_the_classes_and_lists_every_public_error() -> None:
+    tree = _docstring_tree()
+    modules = (agui_notebook, agui_notebook.policies, agui_notebook.record)
+
+    def resolve(name: str) -> type:
+        return next(getattr(m, name) for m in modules if name in getattr(m, "__all__", ()))
+
+    for name, parent in tree.items():
+        cls = resolve(name)
+        if parent is None:
+            assert cls is agui_notebook.AGUIError
+        else:
+            assert resolve(parent) in cls.__bases__, (name, parent, cls.__bases__)
+    public_errors = {
+        name
+        for m in modules
+        for name in getattr(m, "__all__", ())
+        if isinstance(getattr(m, name), type) and issubclass(getattr(m, name), BaseException)
+    }
+    assert sorted(public_errors - set(tree)) == []
