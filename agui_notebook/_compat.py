@@ -1,10 +1,10 @@
 """What real servers do that the spec does not say, in one place. Pure.
 
 Microsoft Agent Framework (agent-framework-ag-ui 1.7) adds a synthetic ``confirm_changes`` tool
-call beside every approval. It never gets a result and is not a tool to show or to approve (the
-README's compatibility table). Echoed back in a later request's history, the server strips only
-the first per message and answers the others with a phantom "Tool execution skipped" result,
-which the model then reads; so the history we send leaves them out.
+call beside every approval. It never gets a result and is not a tool to show or to approve
+(docs/compatibility.md). Echoed back in a later request's history, the server strips only the
+first per message and answers the others with a phantom "Tool execution skipped" result, which
+the model then reads; so the history we send leaves them out.
 
 Google ADK's ``adk_request_confirmation`` call (see ``_compat_adk``) is not shown either, but it
 stays in the history: that adapter needs it to pair the answers of a resume with their calls.

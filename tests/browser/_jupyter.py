@@ -1,6 +1,6 @@
 """Start JupyterLab or Notebook 7 for a browser test, drive it, and shut it down cleanly.
 
-The recipe is design/browser-e2e.md: the project's venv Python, a free port, a known token, a
+The recipe is docs/browser-testing.md: the project's venv Python, a free port, a known token, a
 temporary root dir, throwaway config/runtime/data/settings/workspace dirs, no news, `--allow-root`,
 `--port-retries=0`. The kernels are children of the server; their PIDs are recorded while the test
 runs and killed after `POST /api/shutdown` if they outlive it (never by name).
@@ -32,7 +32,7 @@ Kind = Literal["lab", "notebook"]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STARTUP_TIMEOUT = 90.0
 
-# design/browser-e2e.md: the news prompt shows even with news_url=None unless the user setting
+# docs/browser-testing.md: the news prompt shows even with news_url=None unless the user setting
 # says so; windowingMode "none" keeps every cell in the DOM for locators.
 USER_SETTINGS: dict[str, dict[str, Any]] = {
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
@@ -230,7 +230,7 @@ class PageLog:
         self.errors.append(str(exc))
 
     def errors_matching(self, pattern: str) -> list[str]:
-        """Errors from our own code; others are often harmless (design/browser-e2e.md)."""
+        """Errors from our own code; others are often harmless (docs/browser-testing.md)."""
         return [e for e in self.errors if re.search(pattern, e)]
 
 

@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 from _contrast import CONTRAST_JS
 from _jupyter import REPO_ROOT, JupyterServer, PageLog, start_server
+from _latency import LIMIT_MS, TARGET_MS, check_latency
 from playwright.sync_api import Locator, Page, expect
 
 from agui_notebook.demo import create_app, start_in_thread
@@ -847,9 +848,11 @@ def test_click_to_resume_latency(
 ) -> None:
     """From the click on Approve to the resume's arrival at the server, over several cards.
 
-    Reported (printed and written to artifacts/browser/latency.json), not asserted: the target is
-    <= 150 ms. `page` is measured from the click event in the page, `test` from just before
-    Playwright's click() (which adds its own actionability checks)."""
+    Printed and written to artifacts/browser/latency.json, then checked: the median from the
+    page's click event must stay under 600 ms, four times the 150 ms target (_latency.py), so a
+    regression of several times fails while load on a shared machine does not. `page` is
+    measured from the click event in the page, `test` from just before Playwright's click()
+    (which adds its own actionability checks, and is reported only)."""
     thread = _thread("latency")
     session = open_session(
         lab,
@@ -893,7 +896,8 @@ def test_click_to_resume_latency(
         "what": "click on Approve -> resume request at the AG-UI server (loopback demo)",
         "front_end": "JupyterLab",
         "rounds": LATENCY_ROUNDS,
-        "target_ms": 150,
+        "target_ms": TARGET_MS,
+        "limit_ms": LIMIT_MS,
         "from_click_event_in_page": summary(from_page),
         "from_before_playwright_click": summary(from_test),
     }
@@ -901,3 +905,4 @@ def test_click_to_resume_latency(
     (ARTIFACTS / "latency.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     print("\nclick-to-resume latency:", json.dumps(report, indent=1))
     session.assert_clean()
+    check_latency(from_page)

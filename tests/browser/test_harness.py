@@ -2,7 +2,7 @@
 
 A tiny anywidget button `model.send`s a custom message; the cell awaits an asyncio future that the
 `on_msg` handler resolves with `loop.call_soon_threadsafe` (JupyterLab >= 4.4 may deliver comm
-messages on a subshell thread, design/kernel-waiting.md), then prints "clicked" into the same cell.
+messages on a subshell thread, docs/kernel-waiting.md), then prints "clicked" into the same cell.
 Runs in JupyterLab and in Notebook 7, and checks the kernel is the project's venv.
 """
 
