@@ -1,0 +1,160 @@
+"""scripts/test cannot go green by accident (issue 18).
+
+A run narrowed by ``AGUI_TEST_ONLY`` or by pytest arguments, or one in which a step did not run,
+prints PARTIAL (naming what did not run) and exits non-zero, whatever ``CI`` says; only a full,
+unnarrowed run of passing steps prints SUCCESS. The verdict is ``summarize`` in
+scripts/_summary.sh, run here on stub steps; the real script is run in its dry-run mode (no set-up,
+no step) to check its selection, refusals and wiring.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "test"
+SUMMARY = ROOT / "scripts" / "_summary.sh"
+CHECKS = ["vitest", "tsc", "bundle", "ruff", "mypy", "build", "core-agui1", "pytest", "browser"]
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("CI", "AGUI_TEST_ONLY", "AGUI_TEST_DRY_RUN", "NO_COLOR")
+    }
+    env.update(extra)
+    return env
+
+
+def summarize(
+    steps: list[tuple[str, str]], notes: tuple[str, ...] | list[str] = ()
+) -> tuple[int, str]:
+    def array(values: list[str]) -> str:
+        return "(" + " ".join(shlex.quote(v) for v in values) + ")"
+
+    code = (
+        f"source {shlex.quote(str(SUMMARY))}\n"
+        f"STEP_NAMES={array([n for n, _ in steps])}\n"
+        f"STEP_STATUS={array([s for _, s in steps])}\n"
+        f"STEP_SECS={array(['1'] * len(steps))}\n"
+        f"SUBSET_NOTES={array(list(notes))}\n"
+        "summarize 42\n"
+    )
+    done = subprocess.run(
+        ["bash", "-c", code], capture_output=True, text=True, timeout=30, env=clean_env()
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def run_script(*args: str, **env: str) -> tuple[int, str]:
+    """scripts/test in its own process group. Its venv interpreter is made unusable, so a script
+    that ignored the dry run would fail at once instead of installing anything."""
+    process = subprocess.Popen(
+        ["bash", str(SCRIPT), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+        env=clean_env(PYTHON_FOR_VENV="/nonexistent/python3", **env),
+        start_new_session=True,
+    )
+    try:
+        out, _ = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)  # the script and whatever it started
+        process.communicate()
+        raise
+    return process.returncode, out
+
+
+def verdict(output: str) -> str:
+    found = re.findall(r"scripts/test: (SUCCESS|PARTIAL|FAILED)", output)
+    assert len(found) == 1, output
+    return found[0]
+
+
+# -- the verdict on stub steps ------------------------------------------------------------------
+
+ALL_OK = [(name, "ok") for name in [*CHECKS, "nbval"]]
+
+
+def test_every_step_ok_and_nothing_narrowed_is_a_success() -> None:
+    rc, out = summarize(ALL_OK)
+    assert (rc, verdict(out)) == (0, "SUCCESS")
+
+
+def test_a_narrowed_run_is_partial_even_when_every_step_that_ran_passed() -> None:
+    steps = [(n, "ok" if n in ("ruff", "mypy") else "not selected") for n, _ in ALL_OK]
+    rc, out = summarize(steps, ["AGUI_TEST_ONLY=ruff,mypy"])
+    assert (rc, verdict(out)) == (2, "PARTIAL")
+    assert "did not run: vitest (not selected), tsc (not selected)" in out
+    assert "AGUI_TEST_ONLY=ruff,mypy" in out and "SUCCESS" not in out
+
+
+def test_pytest_arguments_make_a_run_partial() -> None:
+    rc, out = summarize(ALL_OK, ["pytest arguments '-k browser'"])
+    assert (rc, verdict(out)) == (2, "PARTIAL")
+    assert "-k browser" in out
+
+
+def test_a_step_that_skipped_itself_makes_a_run_partial() -> None:
+    steps = [*ALL_OK[:-1], ("nbval", "skipped")]
+    rc, out = summarize(steps)
+    assert (rc, verdict(out)) == (2, "PARTIAL")
+    assert "nbval (skipped)" in out
+
+
+def test_a_failed_step_is_a_failure_whatever_else() -> None:
+    steps = [("ruff", "FAILED (exit 1)"), ("mypy", "ok"), ("pytest", "not selected")]
+    rc, out = summarize(steps, ["AGUI_TEST_ONLY=ruff,mypy"])
+    assert (rc, verdict(out)) == (1, "FAILED")
+
+
+# -- the real script, dry ------------------------------------------------------------------------
+
+
+def test_every_check_the_script_runs_can_be_selected() -> None:
+    text = SCRIPT.read_text(encoding="utf-8")
+    steps = re.findall(r"^check_step ([\w-]+) ", text, re.MULTILINE)
+    listed = re.search(r"^CHECKS=\(([^)]*)\)", text, re.MULTILINE)
+    assert listed is not None and steps == listed.group(1).split()
+    assert set(CHECKS) <= set(steps)
+
+
+@pytest.mark.parametrize("ci", ["", "false"])
+def test_the_script_narrowed_by_agui_test_only_says_partial(ci: str) -> None:
+    rc, out = run_script(AGUI_TEST_DRY_RUN="1", AGUI_TEST_ONLY="ruff,mypy", CI=ci)
+    assert (rc, verdict(out)) == (2, "PARTIAL")
+    assert "vitest (not selected)" in out and "nbval (not selected)" in out
+    assert "ruff (not run (dry run))" in out
+
+
+def test_the_script_with_pytest_arguments_says_partial() -> None:
+    rc, out = run_script("-k", "browser", AGUI_TEST_DRY_RUN="1")
+    assert (rc, verdict(out)) == (2, "PARTIAL")
+    assert "pytest arguments '-k browser'" in out
+
+
+def test_a_dry_run_of_everything_is_still_not_a_success() -> None:
+    rc, out = run_script(AGUI_TEST_DRY_RUN="1")
+    assert (rc, verdict(out)) == (2, "PARTIAL")
+
+
+@pytest.mark.parametrize("ci", ["true", "1", "yes", "TRUE"])
+def test_ci_refuses_a_narrowed_run_whatever_its_spelling(ci: str) -> None:
+    rc, out = run_script(AGUI_TEST_DRY_RUN="1", AGUI_TEST_ONLY="ruff", CI=ci)
+    assert rc != 0 and "CI runs every check" in out.replace(f"(CI={ci}) ", "")
+    assert "SUCCESS" not in out
+
+
+def test_an_unknown_check_name_is_refused_not_silently_run_as_nothing() -> None:
+    rc, out = run_script(AGUI_TEST_DRY_RUN="1", AGUI_TEST_ONLY="ruff,myppy")
+    assert rc != 0 and "unknown check 'myppy'" in out
