@@ -262,7 +262,7 @@ class Scrubber:
     can skip it entirely (the hot path pays nothing when the agent has no credentials).
     """
 
-    __slots__ = ("_needles", "_regex", "_tail", "_tail_span", "has_short", "secrets")
+    __slots__ = ("_needles", "_regex", "_tail", "_tail_span", "has_short", "secrets", "tails")
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self.secrets: frozenset[str] = frozenset(s for s in secrets if s)
@@ -272,12 +272,15 @@ class Scrubber:
         # Longest first, so a secret that contains another is replaced whole.
         ordered = sorted(forms, key=lambda f: (-len(f), f))
         self._regex = re.compile("|".join(_pattern(f) for f in ordered)) if ordered else None
-        # A text's tail that may begin a secret: any leading part of a form, up to all of a
-        # short one (its token edge is not known yet) or all but the last character of a long one.
-        heads = sorted({f if len(f) < MIN_ANYWHERE else f[:-1] for f in forms})
-        heads = [h for h in heads if h]
+        # A text's tail that may begin a secret: any leading part of a short form (its token edge
+        # is not known yet, so all of it) or of a long one but its last character. A long form
+        # that contains another long form is found by that one, even when split.
+        short = {f for f in forms if len(f) < MIN_ANYWHERE}
+        heads = sorted(short | {f[:-1] for f in _minimal(forms - short)})
         self._tail = re.compile("(?:" + "|".join(map(_prefixes, heads)) + r")\Z") if heads else None
         self._tail_span = max(map(len, heads), default=0)
+        #: Every such tail, for one quick ``str.endswith`` per delta.
+        self.tails = tuple({h[:k] for h in heads for k in range(1, len(h) + 1)})
         #: Some secret is matched only as a token, so its edges (in other deltas too) matter.
         self.has_short = any(len(f) < MIN_ANYWHERE for f in forms)
 
@@ -395,7 +398,7 @@ class Scrubber:
         A streamed text can split a secret across deltas (``"sk-li"``, ``"ve-1234567"``); those
         characters wait for the next delta before they are shown.
         """
-        if self._tail is None:
+        if self._tail is None or not text.endswith(self.tails):
             return 0
         found = self._tail.search(text, max(0, len(text) - self._tail_span))
         return len(text) - found.start() if found else 0
@@ -419,9 +422,13 @@ class DeltaGuard:
     def passes(self, delta: str) -> bool:
         """True when a delta whose event held no secret form can go out as it is, untracked:
         nothing is held, no short secret needs its edges, and its end cannot begin a secret."""
-        return (
-            not self._held and not self._scrubber.has_short and not self._scrubber.holdback(delta)
-        )
+        scrubber = self._scrubber
+        return not (self._held or scrubber.has_short or delta.endswith(scrubber.tails))
+
+    @property
+    def held(self) -> bool:
+        """Some stream has a tail waiting for its next delta."""
+        return bool(self._held)
 
     def feed(self, key: Any, delta: str, *, clean: bool = False) -> str:
         """The part of ``delta`` (after what was held) that can be shown now, scrubbed.
@@ -511,20 +518,29 @@ class EventGuard:
         self._last: dict[tuple[str, Any], Any] = {}  # stream -> its latest delta event
 
     def parse(self, data: str) -> list[Any]:
-        if not self._scrubber.might_contain(data):
-            return self.apply(self._parse(data), clean=True)
-        return self.apply(self._parse(self._scrubber.json_text(data, keep_streamed=True)))
+        scrubber = self._scrubber
+        if scrubber.might_contain(data):
+            return self.apply(self._parse(scrubber.json_text(data, keep_streamed=True)))
+        events = self._parse(data)
+        if len(events) == 1 and not (self._deltas.held or scrubber.has_short):
+            # The common case, kept cheap: nothing is held, so only a streamed text whose end
+            # could begin a secret needs the guard (other events have no str delta).
+            delta = getattr(events[0], "delta", None)
+            if delta.__class__ is not str or not delta.endswith(scrubber.tails):
+                return events
+        return self.apply(events, clean=True)
 
     def apply(self, events: list[Any], *, clean: bool = False) -> list[Any]:
         """``events`` (from one SSE message) with streamed deltas guarded; ``clean``: that
         message held no secret form."""
         out: list[Any] = []
+        passes = self._deltas.passes
         for event in events:
             etype = self._type_of(event)
             stream = _DELTAS.get(etype)
             if stream is not None:
-                delta = self._get(event, "delta")
-                if not isinstance(delta, str) or (clean and self._deltas.passes(delta)):
+                delta = event.get("delta") if self._wire else event.delta
+                if not isinstance(delta, str) or (clean and passes(delta)):
                     out.append(event)  # as it is (malformed: the parser says so)
                     continue
                 key = (stream[0], self._get(event, stream[1]))
