@@ -522,7 +522,7 @@ class EventGuard:
         if scrubber.might_contain(data):
             return self.apply(self._parse(scrubber.json_text(data, keep_streamed=True)))
         events = self._parse(data)
-        if len(events) == 1 and not (self._deltas.held or scrubber.has_short):
+        if len(events) == 1 and not (self._deltas._held or scrubber.has_short):
             # The common case, kept cheap: nothing is held, so only a streamed text whose end
             # could begin a secret needs the guard (other events have no str delta).
             delta = getattr(events[0], "delta", None)
@@ -574,7 +574,9 @@ class EventGuard:
             return {**event, "delta": text}
         if copy:
             return event.model_copy(update={"delta": text})
-        event.delta = text  # the parser's fresh object, not seen by anyone yet: cheaper
+        # The parser's fresh object, seen by no one yet: set the field in place, without
+        # pydantic's __setattr__ (no validation is wanted, and this runs for many deltas).
+        event.__dict__["delta"] = text
         return event
 
 
