@@ -587,7 +587,7 @@ def scrub_for(agent: Any, value: Any) -> Any:
     of ``headers=``, of the ``http_client`` (headers, basic auth), of the URL, and of every request
     sent so far. Server text reaching a thread is already clean; this is the belt to that.
     """
-    scrubber: Scrubber = agent._transport.known_scrubber()
+    scrubber: Scrubber = agent.transport.known_scrubber()
     return scrubber.value(value)
 
 

@@ -152,3 +152,23 @@ def test_a_tail_that_may_begin_a_secret_waits_for_the_next_delta() -> None:
     assert guard.feed("m", "ve-1234567 ok") == "<redacted> ok"
     assert guard.feed("m", "sk") == ""
     assert guard.flush("m") == "sk"  # the stream ended: it was not a secret after all
+
+
+# -- one call for whatever is written outside the event path (a store, a log) -------------------
+
+
+def test_scrub_for_knows_every_credential_of_an_agent_before_any_request() -> None:
+    from agui_notebook import Agent
+    from agui_notebook._secrets import scrub_for
+
+    client = httpx.AsyncClient(headers={"X-Api-Key": "key-from-client-99"}, auth=("bob", "hunter2"))
+    agent = Agent("http://me:pw@agent.test/?token=tk", headers={"Authorization": f"Bearer {LONG}"})
+    row = {"text": f"{LONG} pw tk", "n": 1234, "nested": ["tk!", "pw42"]}
+    assert scrub_for(agent, row) == {
+        "text": "<redacted> <redacted> <redacted>",
+        "n": 1234,
+        "nested": ["<redacted>!", "pw42"],
+    }
+    other = Agent("http://agent.test/", http_client=client)
+    assert scrub_for(other, "key-from-client-99 and hunter2") == "<redacted> and <redacted>"
+    assert scrub_for(Agent("http://agent.test/"), row) is row  # nothing known: untouched
