@@ -84,11 +84,25 @@ ensure_chromium() {
     [[ -x /usr/bin/chromium ]] || die "chromium installed but /usr/bin/chromium is missing"
 }
 
+# The Node that js/'s tools need: vite 7 (under vitest) wants ^20.19.0 || >=22.12.0.
+node_is_recent_enough() {
+    local version major minor
+    version="$(node --version 2>/dev/null)" || return 1
+    version="${version#v}"
+    major="${version%%.*}"
+    minor="${version#*.}"
+    minor="${minor%%.*}"
+    [[ "$major" =~ ^[0-9]+$ && "$minor" =~ ^[0-9]+$ ]] || return 1
+    ((major > 22 || (major == 22 && minor >= 12) || (major == 20 && minor >= 19)))
+}
+
 # npm ci in js/ only when node_modules is older than package-lock.json (stamp = its hash).
 ensure_node_modules() {
     local js="$REPO_ROOT/js"
     [[ -f "$js/package.json" ]] || return 0
     command -v npm >/dev/null 2>&1 || die "js/package.json exists but npm is not installed"
+    node_is_recent_enough ||
+        die "Node.js $(node --version 2>/dev/null || echo '(none)') is too old for js/ (vite 7 needs 20.19+ or 22.12+)"
     [[ -f "$js/package-lock.json" ]] ||
         die "js/package.json exists without js/package-lock.json: run 'npm install' in js/ and commit the lock file"
     local key stamp="$js/node_modules/.agui-install-stamp"

@@ -158,3 +158,31 @@ def test_ci_refuses_a_narrowed_run_whatever_its_spelling(ci: str) -> None:
 def test_an_unknown_check_name_is_refused_not_silently_run_as_nothing() -> None:
     rc, out = run_script(AGUI_TEST_DRY_RUN="1", AGUI_TEST_ONLY="ruff,myppy")
     assert rc != 0 and "unknown check 'myppy'" in out
+
+
+# -- prerequisites the README states ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("version", "enough"),
+    [
+        ("v18.19.0", False),  # Debian 12's nodejs
+        ("v20.18.1", False),
+        ("v20.19.0", True),
+        ("v20.20.2", True),
+        ("v21.7.3", False),
+        ("v22.11.0", False),
+        ("v22.12.0", True),
+        ("v24.1.0", True),
+    ],
+)
+def test_node_that_is_too_old_for_js_tools_is_refused(
+    tmp_path: Path, version: str, enough: bool
+) -> None:
+    fake = tmp_path / "node"
+    fake.write_text(f"#!/bin/sh\necho {version}\n", encoding="utf-8")
+    fake.chmod(0o755)
+    code = f"source {shlex.quote(str(ROOT / 'scripts' / '_bootstrap.sh'))}; node_is_recent_enough"
+    env = clean_env(PATH=f"{tmp_path}:{os.environ['PATH']}")
+    done = subprocess.run(["bash", "-c", code], env=env, timeout=30, check=False)
+    assert (done.returncode == 0) is enough
