@@ -318,8 +318,11 @@ class Scrubber:
             return value
         try:
             return self._walk(value)
-        except RecursionError:
-            return json.loads(self.text(json.dumps(value, default=str)))
+        except RecursionError:  # too deep to walk: as text, or not at all
+            try:
+                return json.loads(self.text(json.dumps(value, default=str)))
+            except RecursionError:
+                return REDACTED
 
     def _walk(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -363,7 +366,10 @@ class Scrubber:
                 parsed = {k: v for k, v in parsed.items() if k != "delta"}
             else:
                 kept = _NOTHING
-        cleaned = self.value(parsed)
+        try:
+            cleaned = self._walk(parsed)
+        except RecursionError:
+            return self.text(data)  # as text; the parser then says it is nested too deeply
         if cleaned is parsed:
             return data
         if kept is not _NOTHING:
@@ -438,8 +444,9 @@ class DeltaGuard:
         scrubber = self._scrubber
         held = self._held.pop(key, None) if self._held else None
         if held is None and clean and not scrubber.holdback(delta):
-            shown = delta if len(delta) > 1 else self._shown.get(key, "") + delta
-            self._shown[key] = shown[-2:]
+            if scrubber.has_short:  # its token edges may need what was shown
+                shown = delta if len(delta) > 1 else self._shown.get(key, "") + delta
+                self._shown[key] = shown[-2:]
             return delta
         text = delta if held is None else held + delta
         cut = len(text) - scrubber.holdback(text)
