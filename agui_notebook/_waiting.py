@@ -1,8 +1,8 @@
 """The event loop and the front end: what is running, and how a click reaches a waiting cell.
 
 What is running is read from the running process, never from installed metadata: ``pip install``
-inside a running ipykernel 6 kernel puts 7.4 on disk while the process still runs 6 (docs/
-front-ends.md). So: marimo's runtime if it is loaded and running a notebook; else an IPython shell
+inside a running ipykernel 6 kernel puts 7.4 on disk while the process still runs 6
+(docs/front-ends.md). So: marimo's runtime if it is loaded and running a notebook; else an IPython shell
 with a kernel (its loaded ``ipykernel`` module's ``__version__``; Colab if ``google.colab`` is
 loaded); else nothing that can show a card.
 
