@@ -30,6 +30,11 @@ class Agent:
     (auth, proxies, a test transport). ``timeout`` is in seconds (or an ``httpx.Timeout``); the
     read timeout applies per chunk, so a server's keepalive comments keep a slow run alive, and
     ``idle_timeout`` bounds how long keepalives alone may do so.
+
+    ``strict=True`` applies the AG-UI 1.1 processing rules literally where real servers need
+    tolerance (docs/architecture.md, "Deliberate departures"): a MESSAGES_SNAPSHOT drops the
+    messages it does not mention, and a TOOL_CALL_END for a call the thread already closed fails
+    the run. The default keeps Microsoft Agent Framework's partial snapshots and re-closed calls.
     """
 
     def __init__(
@@ -43,6 +48,7 @@ class Agent:
         send_history: bool = True,
         max_events_kept: int | None = 10_000,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        strict: bool = False,
     ) -> None:
         if timeout is _UNSET:
             # Your own client's timeout wins unless you pass one.
@@ -59,6 +65,8 @@ class Agent:
         self.send_history = send_history
         self.max_events_kept = max_events_kept
         self.max_event_bytes = max_event_bytes
+        #: Follow the 1.1 processing rules literally (see the class docstring).
+        self.strict = strict
         #: The demo server's ASGI app when made by :meth:`demo` (tests inspect its requests).
         self.demo_app: Any = None
 
@@ -78,6 +86,7 @@ class Agent:
                 "max_events_kept",
                 "max_event_bytes",
                 "timeout",
+                "strict",
             )
             if k in options
         }

@@ -58,7 +58,10 @@ class PendingInterrupt:
     expires_at: datetime | None = None
     expires_at_raw: str | None = None
     metadata: dict[str, Any] | None = None
+    #: The subagent invocation that raised it (None: the parent agent), and that subagent's name
+    #: when the stream announced it (SUBAGENT_STARTED).
     subagent_run_id: str | None = None
+    subagent_name: str | None = None
     run_id: str | None = None
     #: True when the server raised again an interrupt id this client had already answered.
     reissued: bool = False
@@ -82,6 +85,7 @@ class PendingInterrupt:
         run_id: str | None,
         tool_calls: dict[str, Any],
         reissued: bool = False,
+        subagents: dict[str, Any] | None = None,
     ) -> PendingInterrupt:
         """Build from an ``ag_ui.core.Interrupt`` and the thread's known tool calls."""
         metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else None
@@ -107,6 +111,8 @@ class PendingInterrupt:
             name = call.name or name
             if call.arguments is not None:
                 args = call.arguments
+        subagent = getattr(interrupt, "subagent_run_id", None)
+        known = (subagents or {}).get(subagent) if subagent else None
         return cls(
             id=interrupt.id,
             reason=interrupt.reason,
@@ -118,7 +124,8 @@ class PendingInterrupt:
             expires_at=parse_expiry(interrupt.expires_at),
             expires_at_raw=interrupt.expires_at,
             metadata=metadata,
-            subagent_run_id=getattr(interrupt, "subagent_run_id", None),
+            subagent_run_id=subagent,
+            subagent_name=getattr(known, "name", None),
             run_id=run_id,
             reissued=reissued,
             raw=interrupt.model_dump(by_alias=True, exclude_none=True),

@@ -14,14 +14,14 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from types import TracebackType
 from typing import Any, Literal, Protocol
 
-from ag_ui.core import AssistantMessage, ReasoningMessage, ResumeEntry, RunAgentInput, UserMessage
+from ag_ui.core import AssistantMessage, ReasoningMessage, ResumeEntry
 from pydantic import BaseModel
 
 from ._compat import outgoing_history
@@ -39,21 +39,22 @@ from ._errors import (
     TransportError,
     TruncatedRunError,
 )
-from ._events import EventParser, type_of
+from ._events import CLIENT_VERSION, EventParser, enforce_input, type_of
 from ._http import ConnectionDropped
 from ._interrupts import PendingInterrupt
 from ._reducer import RunReducer, ThreadSnapshot, ToolCallInfo
 from ._secrets import EventGuard, Scrubber
 from ._sse import SSEStreamDecoder
 from ._verify import OrderVerifier
+from ._wire import UserMessage, as_message
 
 __all__ = ["PROTOCOL_VERSION", "Endpoint", "RunRecord", "RunResult", "RunStream", "Thread"]
 
 #: The AG-UI version this client implements and declares in every RunAgentInput.
-PROTOCOL_VERSION = "1.1"
+PROTOCOL_VERSION = CLIENT_VERSION
 
-#: Seconds to keep reading after RUN_FINISHED (for a new run or a late RUN_ERROR on the same
-#: stream) when the server does not close it.
+#: Seconds to keep reading after RUN_FINISHED or RUN_ERROR (for a new run, or a late RUN_ERROR,
+#: on the same stream) when the server does not close it.
 AFTER_FINISH_GRACE = 2.0
 
 Outcome = Literal["success", "interrupt", "cancelled"]
@@ -104,6 +105,11 @@ class RunResult:
     warnings: list[str]
     pending_tool_call_ids: list[str] = field(default_factory=list)
     result: Any = None
+    #: Token usage the server reported on RUN_FINISHED (``ag_ui.core`` TokenUsage models, one
+    #: per provider and model; an absent count is unknown, not zero).
+    usage: list[Any] = field(default_factory=list)
+    #: RUN_FINISHED's own ``metadata`` (finish reasons, latencies...), when the server sent it.
+    run_metadata: dict[str, Any] | None = None
 
     @property
     def text(self) -> str:
@@ -297,6 +303,7 @@ class Thread:
                 run_id=reducer.run_id or run.run_id,
                 tool_calls=reducer.tool_calls,
                 reissued=i.id in reissued_ids,
+                subagents=reducer.subagents,
             )
             for i in reducer.interrupts
         ]
@@ -331,6 +338,8 @@ class Thread:
             warnings=list(record.warnings),
             pending_tool_call_ids=reducer.pending_tool_call_ids,
             result=reducer.result,
+            usage=reducer.usage,
+            run_metadata=reducer.run_metadata,
         )
         return self.last_result
 
@@ -350,8 +359,8 @@ def _as_messages(message: str | BaseModel | Iterable[BaseModel] | None) -> list[
     if isinstance(message, str):
         return [UserMessage(id=str(uuid.uuid4()), content=message)]
     if isinstance(message, BaseModel):
-        return [message]
-    return list(message)
+        return [as_message(message)]
+    return [as_message(m) for m in message]
 
 
 class RunStream:
@@ -400,30 +409,41 @@ class RunStream:
             raise RuntimeError("the run has not finished yet")
         return self._result
 
-    def request_body(self) -> dict[str, Any]:
-        """The RunAgentInput this run sends, as camelCase JSON."""
+    def request_body(self, warn: Callable[[str], None] | None = None) -> dict[str, Any]:
+        """The RunAgentInput this run sends, as camelCase JSON.
+
+        Activity messages stay home (they are the client's rendering material, 1.1 run-input);
+        everything else goes as the server sent it, encrypted values and content parts included.
+        Unknown material is stripped (``warn`` hears what); a malformed value raises before
+        anything is sent.
+        """
         thread = self.thread
         history = (
-            outgoing_history(list(thread._snapshot.messages.values()))
+            outgoing_history(
+                [m for m in thread._snapshot.messages.values() if m.role != "activity"]
+            )
             if thread.agent.send_history
             else []
         )
         state = self._state if self._state is not None else thread._snapshot.state
-        model = RunAgentInput(
-            thread_id=thread.id,
-            run_id=self.run_id,
-            parent_run_id=thread._last_run_id,
-            state=state,
-            messages=[*history, *self.new_messages],
-            tools=self._tools,
-            context=self._context,
-            forwarded_props=self._forwarded,
-            resume=(self.resume if self._resume_on_wire else None) or None,
-        )
-        body: dict[str, Any] = model.model_dump(mode="json", by_alias=True, exclude_none=True)
-        body.setdefault("forwardedProps", {})
-        body["protocolVersion"] = PROTOCOL_VERSION
-        return body
+        body: dict[str, Any] = {
+            "threadId": thread.id,
+            "runId": self.run_id,
+            "protocolVersion": PROTOCOL_VERSION,
+            "messages": [
+                m.model_dump(mode="json", by_alias=True) for m in [*history, *self.new_messages]
+            ],
+            "tools": [_plain(t) for t in self._tools],
+            "context": [_plain(c) for c in self._context],
+            "forwardedProps": _plain(self._forwarded),
+        }
+        if thread._last_run_id is not None:
+            body["parentRunId"] = thread._last_run_id
+        if state is not None:
+            body["state"] = state
+        if self.resume and self._resume_on_wire:  # else it travels in forwardedProps (LangGraph)
+            body["resume"] = [_plain(e) for e in self.resume]
+        return enforce_input(body, warn or (lambda _: None))
 
     # -- context manager and iteration ----------------------------------------------------
 
@@ -474,13 +494,16 @@ class RunStream:
         )
         self.record = record
         thread.runs.append(record)
-        reducer = RunReducer(thread._snapshot, record.warnings.append)
+        strict = getattr(agent, "strict", False)
+        reducer = RunReducer(thread._snapshot, record.warnings.append, strict=strict)
         for message in self.new_messages:
             reducer.messages[getattr(message, "id")] = message  # noqa: B009 - any Message model
         self.reducer = reducer
         decoder = SSEStreamDecoder(max_event_bytes=agent.max_event_bytes)
         parser = EventParser(record.warnings.append)
-        verifier = OrderVerifier(thread._snapshot.tool_calls, record.warnings.append)
+        verifier = OrderVerifier(
+            () if strict else thread._snapshot.tool_calls, record.warnings.append
+        )
         keep = agent.max_events_kept
         events = self.events
         last_type: str | None = None
@@ -502,7 +525,9 @@ class RunStream:
             return True
 
         try:
-            body = json.dumps(self.request_body(), separators=(",", ":")).encode()
+            body = json.dumps(
+                self.request_body(record.warnings.append), separators=(",", ":")
+            ).encode()
             transport = agent.transport
             async with transport.open(body, forwarded_props=self._forwarded) as chunks:
                 # Server text is scrubbed of the credentials sent, before it is parsed: every
@@ -514,7 +539,7 @@ class RunStream:
                 try:
                     while True:
                         try:
-                            if verifier.phase == "finished":
+                            if verifier.phase in ("finished", "failed"):
                                 # The run is closed; a well-behaved server closes the stream
                                 # now. Wait a moment for a new run or a late RUN_ERROR, no more.
                                 chunk = await asyncio.wait_for(
@@ -525,11 +550,13 @@ class RunStream:
                         except StopAsyncIteration:
                             break
                         except (asyncio.TimeoutError, StreamTimeout):
-                            if verifier.phase != "finished":
+                            if verifier.phase not in ("finished", "failed"):
                                 raise
-                            record.warnings.append(
-                                "the server kept the stream open after RUN_FINISHED; stopped reading"
-                            )
+                            if verifier.phase == "finished":
+                                record.warnings.append(
+                                    "the server kept the stream open after RUN_FINISHED; "
+                                    "stopped reading"
+                                )
                             break
                         if self._aborting:
                             raise RunAborted("the run was aborted by the client")
@@ -540,8 +567,6 @@ class RunStream:
                                     yield event
                                     if self._aborting:  # abort() from the consuming task
                                         raise RunAborted("the run was aborted by the client")
-                        if verifier.phase == "failed":
-                            break  # after RUN_ERROR only a new run may follow; nothing to wait for
                         now = time.monotonic()
                         if record.event_count != seen:
                             last_event_at = now
@@ -553,8 +578,8 @@ class RunStream:
                     try:
                         tail = decoder.close()
                     except ProtocolError as exc:
-                        if verifier.phase == "finished":
-                            record.warnings.append(f"ignored bytes after RUN_FINISHED: {exc}")
+                        if verifier.phase in ("finished", "failed"):
+                            record.warnings.append(f"ignored bytes after the run closed: {exc}")
                             tail = []
                         else:  # cut inside a character: a truncated stream like any other
                             raise TruncatedRunError(
@@ -569,7 +594,7 @@ class RunStream:
                             if handle(type_of(event), event):
                                 yield event
                 except ConnectionDropped as exc:
-                    if verifier.phase != "finished":
+                    if verifier.phase not in ("finished", "failed"):
                         raise TruncatedRunError(
                             f"the connection dropped ({exc})",
                             bytes_received=decoder.bytes_received,
@@ -591,8 +616,6 @@ class RunStream:
                     last_event=last_type,
                     dropped=False,
                 )
-            if verifier.runs_started > 1:
-                record.warnings.append(f"the stream carried {verifier.runs_started} runs")
             self._result = thread._commit(self, reducer, record)
         except asyncio.CancelledError:
             aborted = RunAborted("the run was aborted by the client")
@@ -645,3 +668,10 @@ def delivered_text(record: RunRecord) -> str:
         for m in record.delivered
         if isinstance(m, AssistantMessage | ReasoningMessage) and isinstance(m.content, str)
     )
+
+
+def _plain(value: Any) -> Any:
+    """A model as camelCase JSON; anything else as it is."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    return value

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from ag_ui.core import AssistantMessage, ToolMessage, UserMessage
+from ag_ui.core import UserMessage
 
 from agui_notebook import ProtocolError
 from agui_notebook._events import type_of
 from agui_notebook._reducer import RunReducer, ThreadSnapshot
+from agui_notebook._wire import AssistantMessage, ToolMessage
 
 from ._streams import (
     ev,
