@@ -112,18 +112,15 @@ _NESTED_MODELS = frozenset(
 _PATCH_OPS = frozenset({"add", "remove", "replace", "move", "copy", "test"})
 _POINTER = re.compile(r"(/([^/~]|~[01])*)*")
 
-# Fields the schema lets carry a JSON null (any JSON value), and the three optional fields an
-# older Python SDK sent as null, which every AG-UI client tolerates as absent.
-_NULL_OK = frozenset(
-    {
-        ("CUSTOM", "value"),
-        ("RAW", "event"),
-        ("STATE_SNAPSHOT", "snapshot"),
-        ("TOOL_CALL_START", "parent_message_id"),
-        ("TOOL_CALL_CHUNK", "parent_message_id"),
-        ("RUN_FINISHED", "outcome"),
-    }
-)
+# Fields the schema lets carry a JSON null (any JSON value) ...
+_NULL_OK = frozenset({("CUSTOM", "value"), ("RAW", "event"), ("STATE_SNAPSHOT", "snapshot")})
+# ... and the three optional fields an older Python SDK sent as null, which AG-UI's TypeScript
+# client tolerates as absent (a departure, off under strict; docs/architecture.md).
+_NULL_TOLERATED = _NULL_OK | {
+    ("TOOL_CALL_START", "parent_message_id"),
+    ("TOOL_CALL_CHUNK", "parent_message_id"),
+    ("RUN_FINISHED", "outcome"),
+}
 
 # Validated straight from JSON text when their type is found near the start of the data.
 _FAST = {
@@ -353,16 +350,25 @@ def _prune(etype: str, raw: dict[str, Any], warn: Warn) -> bool:
 # -- enforcement on the validated models -------------------------------------------------------
 
 
-def _null_field(model: BaseModel, etype: str | None) -> str | None:
+def _null_field(
+    model: BaseModel, etype: str | None, allowed: frozenset[tuple[str, str]] = _NULL_TOLERATED
+) -> str | None:
     """The first declared field sent as an explicit null where the schema forbids it."""
     fields = type(model).model_fields
     for name in model.model_fields_set:
-        if name in fields and getattr(model, name) is None and (etype, name) not in _NULL_OK:
+        if name in fields and getattr(model, name) is None and (etype, name) not in allowed:
             return fields[name].alias or name
     return None
 
 
-def strip_unknown(value: Any, path: str, warn: Warn, *, top: str | None = None) -> None:
+def strip_unknown(
+    value: Any,
+    path: str,
+    warn: Warn,
+    *,
+    top: str | None = None,
+    nulls: frozenset[tuple[str, str]] = _NULL_TOLERATED,
+) -> None:
     """Strip unknown properties all the way down (1.1 processing), except inside JSON Patch
     operations and open objects (metadata, activity content), which are not models here; a
     declared field sent as null is fatal."""
@@ -372,7 +378,7 @@ def strip_unknown(value: Any, path: str, warn: Warn, *, top: str | None = None) 
             for key in list(extra):
                 warn(f"stripped unknown property {path}.{key}")
             extra.clear()
-        null = _null_field(value, top)
+        null = _null_field(value, top, nulls)
         if null is not None:
             raise ProtocolError(f"malformed {path}: {null} is null (leave an absent field out)")
         for name in type(value).model_fields:
@@ -418,11 +424,13 @@ class _Chunk:
 class EventParser:
     """Turns SSE message data into verified-ready AG-UI events, one message at a time.
 
-    ``warn`` receives a sentence for every dropped event or stripped property.
+    ``warn`` receives a sentence for every dropped event or stripped property. ``strict`` refuses
+    the nulls older servers send where a field should be absent (see ``_NULL_TOLERATED``).
     """
 
-    def __init__(self, warn: Warn) -> None:
+    def __init__(self, warn: Warn, *, strict: bool = False) -> None:
         self._warn = warn
+        self._nulls = _NULL_OK if strict else _NULL_TOLERATED
         self._index = 0
         self._thinking_phase = 0
         self._thinking_message = 0
@@ -463,7 +471,7 @@ class EventParser:
         if etype == "STATE_DELTA" and not _patch_clean(event.delta):  # type: ignore[attr-defined]
             return None  # an unknown op is pruned (or a malformed one refused) on the full path
         if event.__pydantic_extra__ or etype == "TOOL_CALL_RESULT":
-            strip_unknown(event, etype, self._warn, top=etype)
+            strip_unknown(event, etype, self._warn, top=etype, nulls=self._nulls)
         elif "null" in data:
             self._refuse_nulls(event, etype)
         if etype in _OPENERS:
@@ -507,7 +515,7 @@ class EventParser:
             raise ProtocolError("event JSON nested too deeply", event_index=self._index) from None
         try:
             if etype in _NESTED_MODELS:
-                strip_unknown(event, etype, self._warn, top=etype)
+                strip_unknown(event, etype, self._warn, top=etype, nulls=self._nulls)
             else:
                 self._strip_top(event, etype)
         except ProtocolError as exc:
@@ -534,7 +542,9 @@ class EventParser:
 
     def _translate_thinking(self, raw: dict[str, Any], etype: str) -> tuple[dict[str, Any], str]:
         new_type = _THINKING[etype]
-        out: dict[str, Any] = {"type": new_type}
+        # Everything else travels on, so enforcement judges (and names) what it does not know.
+        out: dict[str, Any] = {k: v for k, v in raw.items() if k not in ("type", "title")}
+        out["type"] = new_type
         if etype == "THINKING_START":
             self._thinking_phase += 1
             if raw.get("title"):
@@ -547,11 +557,6 @@ class EventParser:
             out["messageId"] = f"thinking-{self._thinking_phase}"
         else:
             out["messageId"] = f"thinking-{self._thinking_phase}-{self._thinking_message}"
-        if "delta" in raw:
-            out["delta"] = raw["delta"]
-        for key in ("timestamp", "rawEvent", "metadata"):
-            if key in raw:
-                out[key] = raw[key]
         return out, new_type
 
     # -- enforcement ----------------------------------------------------------------------
@@ -565,7 +570,7 @@ class EventParser:
         self._refuse_nulls(event, etype)
 
     def _refuse_nulls(self, event: BaseModel, etype: str) -> None:
-        null = _null_field(event, etype)
+        null = _null_field(event, etype, self._nulls)
         if null is not None:
             raise ProtocolError(
                 f"malformed {etype}: {null} is null (an absent field is left out, not null)",

@@ -351,6 +351,7 @@ def record(agent: Agent, path: str | os.PathLike[str]) -> Agent:
         send_history=agent.send_history,
         max_events_kept=agent.max_events_kept,
         max_event_bytes=agent.max_event_bytes,
+        strict=agent.strict,
         **options,
     )
     recorded.demo_app = agent.demo_app

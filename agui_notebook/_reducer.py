@@ -464,7 +464,11 @@ class RunReducer:
         self.state = event.snapshot
 
     def _state_delta(self, event: Any) -> None:
-        self.state = self._patched(self.state, event.delta, "STATE_DELTA", "state")
+        # No state yet means the empty object: the baseline a run starts from (1.1 run-input).
+        current = {} if self.state is None else self.state
+        patched = self._patched(current, event.delta, "STATE_DELTA", "state")
+        if patched is not current:
+            self.state = patched
 
     def _patched(self, document: Any, patch: list[Any], etype: str, what: str) -> Any:
         """The document with the patch applied, or the document unchanged (warned)."""

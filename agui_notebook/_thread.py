@@ -259,6 +259,14 @@ class Thread:
         elif new_messages:
             refuse_new_message(self._pending)  # LangGraph ignores it
             refuse_message_while_paused(self._pending)  # CrewAI strands the paused flow
+        if resume is None and self._pending:
+            # Not a resume, so nothing answers them: say so rather than move on silently (1.1
+            # interrupt-resume: a consumer must not silently continue past an interrupt).
+            ids = ", ".join(p.id for p in self._pending)
+            notes.append(
+                f"this run was sent while interrupt(s) {ids} were pending and does not answer "
+                "them; the server may refuse it, or drop them (answer with resume() instead)"
+            )
         run = RunStream(
             self,
             new_messages=new_messages,
@@ -500,7 +508,7 @@ class RunStream:
             reducer.messages[getattr(message, "id")] = message  # noqa: B009 - any Message model
         self.reducer = reducer
         decoder = SSEStreamDecoder(max_event_bytes=agent.max_event_bytes)
-        parser = EventParser(record.warnings.append)
+        parser = EventParser(record.warnings.append, strict=strict)
         verifier = OrderVerifier(
             () if strict else thread._snapshot.tool_calls, record.warnings.append
         )

@@ -230,10 +230,12 @@ async def test_two_approvals_in_one_run(agent: Agent, pydantic_ai_server: Any) -
     result = await thread.resume({transfer.id: approve(), subscription.id: approve()})
     assert result.text == f"Done: {TRANSFER_RESULT} Done: {SUBSCRIPTION_RESULT}"
     # pydantic-ai runs approved tools concurrently: the order of execution is not fixed.
-    assert sorted(pydantic_ai_server.executions) == sorted([
-        ("transfer_money", TRANSFER_ARGS),
-        ("cancel_subscription", SUBSCRIPTION_ARGS),
-    ])
+    assert sorted(pydantic_ai_server.executions) == sorted(
+        [
+            ("transfer_money", TRANSFER_ARGS),
+            ("cancel_subscription", SUBSCRIPTION_ARGS),
+        ]
+    )
     assert thread.pending == []
 
 

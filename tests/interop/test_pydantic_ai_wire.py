@@ -319,10 +319,12 @@ def test_two_approvals_in_one_run(server: Any) -> None:
     assert len(interrupts) == 2
     run = conversation.run([resolved(i["id"], {"approved": True}) for i in interrupts])
     # pydantic-ai runs approved tools concurrently: the order of execution is not fixed.
-    assert sorted(server.executions) == sorted([
-        ("transfer_money", TRANSFER_ARGS),
-        ("cancel_subscription", SUBSCRIPTION_ARGS),
-    ])
+    assert sorted(server.executions) == sorted(
+        [
+            ("transfer_money", TRANSFER_ARGS),
+            ("cancel_subscription", SUBSCRIPTION_ARGS),
+        ]
+    )
     assert run.text == f"Done: {TRANSFER_RESULT} Done: Cancelled subscription sub_123"
 
 
