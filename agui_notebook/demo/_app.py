@@ -28,6 +28,7 @@ from typing import Any
 from ag_ui.core import BaseEvent, RunAgentInput
 from pydantic import ValidationError
 
+from .._wire import RunAgentInput as RunAgentInput11
 from ._emit import Pause, Step
 from ._options import DemoOptions
 from ._scenarios import DemoAgent
@@ -127,7 +128,9 @@ async def _parse_run_input(body: bytes, send: Send) -> RunAgentInput | None:
         if key not in data and snake not in data:
             data[key] = default
     try:
-        return RunAgentInput.model_validate(data)
+        # 1.1 messages (content parts on tool messages, encryptedValueType) on either
+        # ag-ui-protocol line: the client's own extension of the package models.
+        return RunAgentInput11.model_validate(data)
     except ValidationError as error:
         detail = [
             {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}

@@ -5,14 +5,19 @@ SSE frames. The messages a run adds to its thread are collected alongside, so th
 what was streamed can never disagree.
 
 Works with ag-ui-protocol 0.1.22 and 1.x: fields missing from 0.1.22 (``protocolVersion``) go in as
-extra keys, which those models keep and serialise.
+extra keys, which those models keep and serialise; 1.1 shapes neither line models (content parts on
+a tool result, ``encryptedValueType``) use the client's own extensions (``agui_notebook._wire``).
+
+Inside ``with script.subagent(id, name):`` everything the script emits is attributed to that
+subagent invocation (``subagentRunId``), between SUBAGENT_STARTED and SUBAGENT_FINISHED.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +42,8 @@ from ag_ui.core import (
     RunStartedEvent,
     StateDeltaEvent,
     StateSnapshotEvent,
+    SubagentFinishedEvent,
+    SubagentStartedEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
@@ -48,6 +55,7 @@ from ag_ui.core import (
     ToolMessage,
 )
 
+from .. import _wire
 from ._options import DemoOptions
 
 PROTOCOL_VERSION = "1.0"
@@ -89,6 +97,36 @@ class RunScript:
         self.options, self.new_id = options, new_id
         self.steps: list[Step] = []
         self.messages: list[Message] = []
+        #: The subagent invocation the script is speaking for (None: the parent agent).
+        self.speaker: str | None = None
+
+    @contextmanager
+    def subagent(
+        self, subagent_run_id: str, name: str, *, suspended_on: Sequence[str] | None = None
+    ) -> Iterator[None]:
+        """Attribute what is emitted inside to one subagent invocation (spec: events/subagents).
+
+        ``suspended_on`` ends the segment as suspended, awaiting those interrupts.
+        """
+        self.steps.append(
+            SubagentStartedEvent(
+                subagent_run_id=subagent_run_id,
+                name=name,
+                description=f"The {name} specialist",
+            )
+        )
+        self.speaker = subagent_run_id
+        try:
+            yield
+        finally:
+            self.speaker = None
+        finished: JSON = {"subagentRunId": subagent_run_id}
+        if suspended_on is not None:
+            finished["outcome"] = {"type": "suspended", "interruptIds": list(suspended_on)}
+        self.steps.append(SubagentFinishedEvent.model_validate(finished))
+
+    def _tag(self) -> JSON:
+        return {} if self.speaker is None else {"subagent_run_id": self.speaker}
 
     # --- lifecycle (spec: events/lifecycle) --------------------------------------------------
 
@@ -124,7 +162,7 @@ class RunScript:
 
     def state_delta(self, patch: list[JSON]) -> None:
         if patch:
-            self.steps.append(StateDeltaEvent(delta=json.loads(json.dumps(patch))))
+            self.steps.append(StateDeltaEvent(delta=json.loads(json.dumps(patch)), **self._tag()))
 
     def messages_snapshot(self, messages: Sequence[Message]) -> None:
         self.steps.append(MessagesSnapshotEvent(messages=list(messages)))
@@ -143,6 +181,7 @@ class RunScript:
                 id=message_id,
                 role="assistant",
                 content=text,
+                **self._tag(),
                 tool_calls=[
                     ToolCall(
                         id=call.id,
@@ -160,8 +199,10 @@ class RunScript:
         """Start a message and stop mid-way (the run then fails: its text is debris)."""
         self._stream_text(self.new_id("msg"), text)
 
-    def reason(self, text: str) -> None:
-        """A reasoning block (spec: events/reasoning); not kept in the thread history."""
+    def reason(self, text: str, *, signature: tuple[str, str] | None = None) -> str:
+        """A reasoning block (spec: events/reasoning); not kept in the thread history unless it
+        is ``signature``-d: (encryptedValue, encryptedValueType), an opaque artefact the client
+        must keep with the message and send back (REASONING_ENCRYPTED_VALUE)."""
         reasoning_id = self.new_id("reasoning")
         self.steps.append(ReasoningStartEvent(message_id=reasoning_id))
         self.steps.append(ReasoningMessageStartEvent(message_id=reasoning_id, role="reasoning"))
@@ -169,18 +210,65 @@ class RunScript:
             self._pace(i)
             self.steps.append(ReasoningMessageContentEvent(message_id=reasoning_id, delta=delta))
         self.steps.append(ReasoningMessageEndEvent(message_id=reasoning_id))
+        if signature is not None:
+            value, kind = signature
+            self.steps.append(
+                _wire.ReasoningEncryptedValue(
+                    subtype="message",
+                    entity_id=reasoning_id,
+                    encrypted_value=value,
+                    encrypted_value_type=kind,
+                )
+            )
+            self.messages.append(
+                _wire.ReasoningMessage(
+                    id=reasoning_id,
+                    content=text,
+                    encrypted_value=value,
+                    encrypted_value_type=kind,
+                )
+            )
         self.steps.append(ReasoningEndEvent(message_id=reasoning_id))
+        return reasoning_id
 
     def tool_result(self, tool_call_id: str, result: JSON) -> None:
         message_id = self.new_id("msg")
         content = json.dumps(result)
         self.steps.append(
             ToolCallResultEvent(
-                message_id=message_id, tool_call_id=tool_call_id, content=content, role="tool"
+                message_id=message_id,
+                tool_call_id=tool_call_id,
+                content=content,
+                role="tool",
+                **self._tag(),
             )
         )
         self.messages.append(
-            ToolMessage(id=message_id, role="tool", content=content, tool_call_id=tool_call_id)
+            ToolMessage(
+                id=message_id,
+                role="tool",
+                content=content,
+                tool_call_id=tool_call_id,
+                **self._tag(),
+            )
+        )
+
+    def tool_result_parts(self, tool_call_id: str, parts: list[JSON]) -> None:
+        """A result that is a list of content parts (spec: events/tool-calls, result content)."""
+        message_id = self.new_id("msg")
+        self.steps.append(
+            _wire.ToolCallResult(
+                message_id=message_id,
+                tool_call_id=tool_call_id,
+                content=parts,
+                role="tool",
+                **self._tag(),
+            )
+        )
+        self.messages.append(
+            _wire.ToolMessage(
+                id=message_id, content=parts, tool_call_id=tool_call_id, **self._tag()
+            )
         )
 
     # --- activities (spec: events/activity; front-end only, not part of the history) ---------
@@ -210,7 +298,9 @@ class RunScript:
     # --- helpers ------------------------------------------------------------------------------
 
     def _stream_text(self, message_id: str, text: str) -> None:
-        self.steps.append(TextMessageStartEvent(message_id=message_id, role="assistant"))
+        self.steps.append(
+            TextMessageStartEvent(message_id=message_id, role="assistant", **self._tag())
+        )
         for i, delta in enumerate(split_text(text, self.options.chunk_words)):
             self._pace(i)
             self.steps.append(TextMessageContentEvent(message_id=message_id, delta=delta))
@@ -218,7 +308,10 @@ class RunScript:
     def _stream_tool_call(self, call: PlannedCall, parent_message_id: str) -> None:
         self.steps.append(
             ToolCallStartEvent(
-                tool_call_id=call.id, tool_call_name=call.name, parent_message_id=parent_message_id
+                tool_call_id=call.id,
+                tool_call_name=call.name,
+                parent_message_id=parent_message_id,
+                **self._tag(),
             )
         )
         # Arguments arrive in pieces, as from a model: clients must concatenate before parsing.

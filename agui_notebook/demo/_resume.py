@@ -142,7 +142,17 @@ def apply_resume(
     # run's view, so the TOOL_CALL_RESULTs below refer to known calls.
     script.messages_snapshot(record.messages)
     script.state_snapshot(record.state)
-    lines = [_act(action, decisions[action.id], record, script, log) for action in actions]
+    lines = []
+    for action in actions:
+        if action.subagent is None:
+            lines.append(_act(action, decisions[action.id], record, script, log))
+            continue
+        # Raised inside a subagent: the same invocation continues (spec: events/subagents).
+        subagent_run_id, name = action.subagent
+        with script.subagent(subagent_run_id, name):
+            line = _act(action, decisions[action.id], record, script, log)
+            script.say(line)
+        lines.append(f"The {name} specialist reports: {line}")
     script.say("\n".join(lines))
     script.finish()
 

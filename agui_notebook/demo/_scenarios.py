@@ -13,6 +13,17 @@ message contains                       the run
 "hostile"                              update_payee call (approval) whose arguments, message and
                                        metadata carry XSS probes, a 5000-char string and a 30-deep
                                        object; for front-end safety tests
+"delegate", "specialist"               a payments subagent (SUBAGENT_STARTED ... FINISHED
+                                       suspended) prepares transfer_money, whose approval
+                                       interrupt carries its subagentRunId; the resume continues
+                                       the same invocation
+"statement"                            get_statement(account) runs at once; its TOOL_CALL_RESULT
+                                       is a list of content parts: text, an inline PNG chart and a
+                                       CSV document
+"private"                              reasoning with an encrypted value (REASONING_ENCRYPTED_
+                                       VALUE, encryptedValueType "demo.reasoning-signature"),
+                                       then an answer that says how many earlier signatures the
+                                       client sent back intact
 "two transfers", "two approvals",      transfer_money + cancel_subscription in one message: two
 "move money and cancel"                approval interrupts in one RUN_FINISHED
 "pay bills", "bills"                   batch: transfer_money to the utility (approval) and
@@ -31,7 +42,7 @@ message contains                       the run
                                        approval, arguments read from the text, e.g. "Transfer $500
                                        from 1234567890 to 0987654321"
 "balance"                              check_balance(account): no approval, runs inside the run
-"think", "reason"                      reasoning events, then an answer
+"think", "reason"                      reasoning events, then an answer (no encrypted value)
 "long", "story"                        a long answer streamed slowly (for abort demos)
 anything else                          a help text listing all of the above
 =====================================  =============================================================
@@ -50,15 +61,17 @@ twice.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import jsonpatch
-from ag_ui.core import Interrupt, RunAgentInput, UserMessage
+from ag_ui.core import Interrupt, ReasoningMessage, RunAgentInput, UserMessage
 
-from . import _bank, _generative
+from . import _bank, _generative, _media
 from ._emit import NewId, PlannedCall, RunScript, Step
 from ._options import DemoOptions
 from ._resume import Refusal, apply_resume, check_resume
@@ -158,6 +171,7 @@ class DemoAgent:
         script.start()
         script.state_snapshot(record.state)
         turn = _Turn(self, record, script, _text_of(user).lower(), now)
+        turn.returned = _returned_signatures(run_input)
         pick_scenario(turn.text)(turn)
         record.add_messages(script.messages)
 
@@ -169,6 +183,8 @@ class _Turn:
         self, agent: DemoAgent, record: ThreadRecord, script: RunScript, text: str, now: datetime
     ) -> None:
         self.agent, self.record, self.script, self.text, self.now = agent, record, script, text, now
+        #: Encrypted reasoning values the request carried back: reasoning message id -> value.
+        self.returned: dict[str, str] = {}
 
     def call(self, name: str, arguments: JSON) -> PlannedCall:
         return PlannedCall(self.agent.new_id("call"), name, arguments)
@@ -190,10 +206,13 @@ class _Turn:
         expires_in: float | None = None,
         message: str | None = None,
         metadata: JSON | None = None,
+        subagent: tuple[str, str] | None = None,
     ) -> Interrupt:
-        """Raise a tool_call interrupt for ``call`` (spec: patterns/interrupt-resume)."""
+        """Raise a tool_call interrupt for ``call`` (spec: patterns/interrupt-resume); raised
+        inside ``subagent`` (its run id and name) when given."""
         expires_at = self.now + timedelta(seconds=expires_in) if expires_in is not None else None
         interrupt = Interrupt(
+            subagent_run_id=subagent[0] if subagent else None,
             id=self.agent.new_id("int"),
             reason="tool_call",
             message=message or f"Approve: {_bank.describe_call(call.name, call.arguments)}?",
@@ -202,7 +221,9 @@ class _Turn:
             expires_at=iso_utc(expires_at) if expires_at else None,
             metadata={"toolName": call.name, "arguments": call.arguments, **(metadata or {})},
         )
-        self._pend(PendingAction(interrupt, "tool", call.arguments, call.name, expires_at))
+        self._pend(
+            PendingAction(interrupt, "tool", call.arguments, call.name, expires_at, subagent)
+        )
         return interrupt
 
     def ask(
@@ -267,6 +288,74 @@ def _hostile(turn: _Turn) -> None:
         metadata={"html": "<img src=x onerror=alert(1)>", "link": arguments["website"]},
     )
     turn.script.finish([interrupt])
+
+
+def _delegate(turn: _Turn) -> None:
+    """A subagent with an approval inside it (spec: events/subagents, interrupts)."""
+    call = turn.call("transfer_money", _bank.transfer_args(turn.text, default_amount=75.0))
+    specialist = (turn.agent.new_id("sub"), "payments")
+    turn.script.say("I'll hand this to the payments specialist.")
+    interrupt = turn.approval(call, subagent=specialist)
+    with turn.script.subagent(*specialist, suspended_on=[interrupt.id]):
+        turn.script.say(
+            f"Payments specialist here. I'll {_bank.describe_call(call.name, call.arguments)}; "
+            "that needs your approval.",
+            [call],
+        )
+    turn.script.finish([interrupt])
+
+
+def _statement(turn: _Turn) -> None:
+    """A tool result made of content parts: text, an inline PNG and a CSV document."""
+    accounts = _bank.accounts_in(turn.text)
+    account = accounts[0] if accounts else _bank.CHECKING
+    call = turn.call("get_statement", {"account": account})
+    turn.script.say("Here is your statement.", [call])
+    balances = turn.record.state["balances"]
+    turn.agent.record_execution(turn.record.thread_id, call.name, call.arguments)
+    png = base64.b64encode(_media.balance_chart_png(balances)).decode()
+    csv = base64.b64encode(_media.statement_csv(balances)).decode()
+    turn.script.tool_result_parts(
+        call.id,
+        [
+            {
+                "type": "text",
+                "text": f"Statement for {account}: {_bank.money(balances.get(account, 0.0))}.",
+            },
+            {
+                "type": "image",
+                "source": {"type": "data", "value": png, "mimeType": "image/png"},
+                "metadata": {"title": "Balances by account", "alt": "A bar per account"},
+            },
+            {
+                "type": "document",
+                "source": {"type": "data", "value": csv, "mimeType": "text/csv"},
+                "metadata": {"filename": f"statement-{account}.csv", "title": "Statement"},
+            },
+        ],
+    )
+    turn.script.say("The chart and the CSV are attached to the get_statement result.")
+    turn.script.finish()
+
+
+def _private_reasoning(turn: _Turn) -> None:
+    """Reasoning with an encrypted value the client must keep and return (spec: reasoning)."""
+    issued = dict(turn.record.signatures)
+    intact = sum(1 for mid, value in issued.items() if turn.returned.get(mid) == value)
+    digest = hashlib.sha256(f"{turn.record.thread_id}:{len(issued)}".encode()).digest()
+    value = base64.b64encode(digest).decode()
+    reasoning_id = turn.script.reason(
+        PRIVATE_REASONING_TEXT, signature=(value, "demo.reasoning-signature")
+    )
+    turn.record.signatures[reasoning_id] = value
+    turn.script.say(
+        "I kept part of my reasoning private; your client holds it signed and must send it back "
+        f"unchanged. Earlier signed reasoning returned intact: {intact} of {len(issued)}."
+    )
+    turn.script.finish()
+
+
+PRIVATE_REASONING_TEXT = "Summary only: I checked the balances; the details stay encrypted."
 
 
 def _two_approvals(turn: _Turn) -> None:
@@ -379,6 +468,9 @@ def _help(turn: _Turn) -> None:
 SCENARIOS: list[tuple[tuple[str, ...], Scenario]] = [
     (("error", "fail"), _deliberate_error),
     (("hostile",), _hostile),
+    (("delegate", "specialist"), _delegate),
+    (("statement",), _statement),
+    (("private",), _private_reasoning),
     (("two transfers", "two approvals", "move money and cancel"), _two_approvals),
     (("pay bills", "bills"), _pay_bills),
     (("schedule",), _schedule),
@@ -413,6 +505,15 @@ def _last_user_message(run_input: RunAgentInput) -> UserMessage | None:
         if isinstance(message, UserMessage):
             return message
     return None
+
+
+def _returned_signatures(run_input: RunAgentInput) -> dict[str, str]:
+    """The encrypted reasoning values the request's history carries: message id -> value."""
+    return {
+        m.id: m.encrypted_value
+        for m in run_input.messages
+        if isinstance(m, ReasoningMessage) and m.encrypted_value is not None
+    }
 
 
 def _text_of(message: UserMessage | None) -> str:

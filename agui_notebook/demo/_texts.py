@@ -17,6 +17,9 @@ Hi! I'm the demo banking assistant: scripted, no API key, no LLM. Try one of the
 - "Run the month-end checks": a task that reports its progress live (activities)
 - "Open a transfer form": a form drawn in the cell (A2UI); submit it to move money
 - "Think about my savings": reasoning, then an answer
+- "Think privately about my savings": reasoning kept encrypted (your client sends it back)
+- "Delegate a transfer of $75 from 1234567890 to 0987654321": a payments subagent that asks you
+- "Show my statement": a tool result with a chart image and a CSV document
 - "Tell me a long story": a long streamed answer (try stopping it)
 - "Show me an error": a deliberate RUN_ERROR
 - "Hostile": a tool call full of HTML and script probes, for testing front ends"""

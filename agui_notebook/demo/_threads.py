@@ -60,6 +60,8 @@ class PendingAction:
     arguments: JSON
     tool_name: str | None = None
     expires_at: datetime | None = None
+    #: (subagentRunId, name) when a subagent raised it: the resume continues that invocation.
+    subagent: tuple[str, str] | None = None
 
     @property
     def id(self) -> str:
@@ -87,6 +89,8 @@ class ThreadRecord:
     pending: dict[str, PendingAction] = field(default_factory=dict)  # in the order raised
     answered: set[str] = field(default_factory=set)
     surfaces: dict[str, SurfaceRecord] = field(default_factory=dict)
+    #: Encrypted reasoning values issued on this thread (the client must send them back).
+    signatures: dict[str, str] = field(default_factory=dict)  # reasoning message id -> value
 
     def add_messages(self, messages: list[Message]) -> None:
         known = {m.id for m in self.messages}

@@ -513,3 +513,81 @@ def test_invalid_approval_payloads(agent: DemoAgent, payload: Any, path: str) ->
 def test_unknown_options_are_refused() -> None:
     with pytest.raises(TypeError, match="text_dealy"):
         DemoOptions.from_kwargs(text_dealy=0)
+
+
+# --- AG-UI 1.1 material: content parts, a subagent, encrypted reasoning -------------------------
+
+
+def test_statement_result_is_text_an_inline_png_and_a_csv_document(agent: DemoAgent) -> None:
+    import base64
+
+    run = say(agent, "t", "show my statement")
+    (result,) = run.of_type("TOOL_CALL_RESULT")
+    text, image, document = result["content"]
+    assert text == {"type": "text", "text": "Statement for 1234567890: 2,500.00 USD."}
+    assert image["source"]["mimeType"] == "image/png"
+    assert base64.b64decode(image["source"]["value"]).startswith(b"\x89PNG\r\n\x1a\n")
+    assert image["metadata"]["title"] == "Balances by account"
+    assert document["source"]["mimeType"] == "text/csv"
+    csv = base64.b64decode(document["source"]["value"]).decode()
+    assert csv.splitlines()[:2] == ["account,balance_usd", "1234567890,2500.00"]
+    assert document["metadata"]["filename"] == "statement-1234567890.csv"
+    assert run.events[-1]["outcome"] == {"type": "success"}
+
+
+def test_delegate_runs_a_subagent_whose_approval_names_it(agent: DemoAgent) -> None:
+    run = say(agent, "t", "delegate a transfer of $75 from 1234567890 to 0987654321")
+    (started,) = run.of_type("SUBAGENT_STARTED")
+    (finished,) = run.of_type("SUBAGENT_FINISHED")
+    (interrupt,) = run.interrupts
+    sid = started["subagentRunId"]
+    assert started["name"] == "payments"
+    assert finished == {
+        "type": "SUBAGENT_FINISHED",
+        "subagentRunId": sid,
+        "outcome": {"type": "suspended", "interruptIds": [interrupt["id"]]},
+    }
+    assert interrupt["subagentRunId"] == sid
+    inside = run.events[run.events.index(started) + 1 : run.events.index(finished)]
+    assert {e["type"] for e in inside} >= {"TEXT_MESSAGE_START", "TOOL_CALL_START"}
+    assert all(e.get("subagentRunId") == sid for e in inside if e["type"].endswith("_START"))
+    (start,) = run.of_type("TOOL_CALL_START")
+    assert start["toolCallId"] == interrupt["toolCallId"] and agent.executions == []
+
+    after = resume(agent, "t", [resolved(interrupt["id"], {"approved": True})])
+    (again,) = after.of_type("SUBAGENT_STARTED")
+    assert again["subagentRunId"] == sid  # the suspended invocation continues
+    (result,) = after.of_type("TOOL_CALL_RESULT")
+    assert result["subagentRunId"] == sid
+    assert after.of_type("SUBAGENT_FINISHED") == [
+        {"type": "SUBAGENT_FINISHED", "subagentRunId": sid}
+    ]
+    assert "The payments specialist reports: Transferred 75.00 USD" in after.text
+    assert [e["tool"] for e in agent.executions] == ["transfer_money"]
+
+
+def test_private_reasoning_carries_an_encrypted_value_and_counts_returns(agent: DemoAgent) -> None:
+    run = say(agent, "t", "think privately about my savings")
+    (value,) = run.of_type("REASONING_ENCRYPTED_VALUE")
+    (start,) = run.of_type("REASONING_MESSAGE_START")
+    assert value["subtype"] == "message" and value["entityId"] == start["messageId"]
+    assert value["encryptedValueType"] == "demo.reasoning-signature"
+    assert "returned intact: 0 of 0" in run.text
+
+    data = run_input("t", "think privately again", run_id="run-2").model_dump(by_alias=True)
+    reasoning = {
+        "id": start["messageId"],
+        "role": "reasoning",
+        "content": "x",
+        "encryptedValue": value["encryptedValue"],
+        "encryptedValueType": value["encryptedValueType"],
+    }
+    data["messages"].insert(0, reasoning)
+    second = Run.from_steps(agent.run(type(run_input("t", "x")).model_validate(data), now=NOW))
+    assert "returned intact: 1 of 1" in second.text
+
+    tampered = dict(reasoning, encryptedValue="forged")
+    data["messages"][0] = tampered
+    data["runId"] = "run-3"
+    third = Run.from_steps(agent.run(type(run_input("t", "x")).model_validate(data), now=NOW))
+    assert "returned intact: 0 of 2" in third.text

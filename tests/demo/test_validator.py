@@ -128,6 +128,10 @@ CONVERSATIONS: dict[str, tuple[str | None, list[Next]]] = {
     "long-story": ("tell me a long story", []),
     "deliberate-error": ("show me an error", []),
     "hostile": ("hostile", [approve_all]),
+    "statement-parts": ("show my statement", []),
+    "delegate-approve": ("delegate a transfer of $75 from 1234567890 to 0987654321", [approve_all]),
+    "delegate-reject": ("ask the specialist to transfer $5", [first({"approved": False})]),
+    "private-reasoning": ("think privately about my savings", ["think privately again"]),
     "refused-pending": (TRANSFER, ["hello", cancel_all]),
     "refused-thread-not-found": (None, [lambda ints: [cancelled("int-nowhere")]]),
     "refused-unknown-interrupt": (TRANSFER, [lambda ints: [cancelled("int-bogus")], cancel_all]),
@@ -163,6 +167,13 @@ CONVERSATIONS: dict[str, tuple[str | None, list[Next]]] = {
         [Act("submit_transfer", GOOD_TRANSFER), Act("submit_transfer", GOOD_TRANSFER)],
     ),
 }
+
+# ag-ui-validate 0.4.0 (the newest on PyPI) checks TOOL_CALL_RESULT against its pre-1.0 event
+# table, where ``content`` is a string; AG-UI 1.0 and 1.1 also allow a list of content parts
+# (events/tool-calls, "Result content"). That one finding, on the one scenario that sends parts,
+# is the validator lagging the spec; any other finding fails.
+LAGGING_VALIDATOR = ("AGUI504", "TOOL_CALL_RESULT: field 'content' must be a string, got array")
+SENDS_PARTS = {"statement-parts"}
 
 Validate = Callable[[JSON], Awaitable[tuple[TransportResult, list[JSON]]]]
 
@@ -215,11 +226,16 @@ def _options(data: JSON, events: list[JSON]) -> TransportOptions:
     return TransportOptions(input=data, on_event=keep, validator=ValidatorOptions())
 
 
-def assert_clean(results: list[tuple[TransportResult, list[JSON]]]) -> None:
+def assert_clean(results: list[tuple[TransportResult, list[JSON]]], name: str = "") -> None:
     assert results
     for result, events in results:
         report = result.report
-        assert [(d.rule, d.message) for d in report.diagnostics] == []
+        findings = [(d.rule, d.message) for d in report.diagnostics]
+        parts = sum(
+            1 for e in events if e["type"] == "TOOL_CALL_RESULT" and isinstance(e["content"], list)
+        )
+        assert parts == (1 if name in SENDS_PARTS else 0)
+        assert findings == [LAGGING_VALIDATOR] * parts
         assert report.internal_errors == []
         assert result.transport_error is None
         assert events[0]["type"] == "RUN_STARTED" and events[0]["protocolVersion"] == "1.0"
@@ -269,7 +285,7 @@ async def test_loopback_streams_are_clean(name: str, loopback: tuple[str, DemoAp
         return result, events
 
     results = await converse(name, validate)
-    assert_clean(results)
+    assert_clean(results, name)
     errors = [e["code"] for _result, events in results for e in events if e["type"] == "RUN_ERROR"]
     assert errors == ([REFUSALS[name]] if name in REFUSALS else [])
 
@@ -289,7 +305,7 @@ async def test_in_process_streams_are_clean(name: str) -> None:
                 )
             return result, events
 
-        assert_clean(await converse(name, validate))
+        assert_clean(await converse(name, validate), name)
 
 
 def test_the_command_line_validator_accepts_a_recording_of_everything(tmp_path: Path) -> None:
@@ -329,8 +345,9 @@ def test_the_command_line_validator_accepts_a_recording_of_everything(tmp_path: 
         timeout=120,
     )
     report = json.loads(result.stdout)
-    assert result.returncode == 0, result.stdout[-2000:]
-    assert report["summary"] == {"errors": 0, "warnings": 0, "info": 0}
+    findings = [(d["rule"], d["message"]) for d in report["diagnostics"]]
+    assert findings == [LAGGING_VALIDATOR] * len(SENDS_PARTS), result.stdout[-2000:]
+    assert report["summary"] == {"errors": len(SENDS_PARTS), "warnings": 0, "info": 0}
     assert report["eventCount"] > 1000
 
 
