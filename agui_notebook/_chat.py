@@ -805,6 +805,8 @@ def _fields(result: RunResult) -> dict[str, Any]:
         "warnings": result.warnings,
         "pending_tool_call_ids": result.pending_tool_call_ids,
         "result": result.result,
+        "usage": result.usage,
+        "run_metadata": result.run_metadata,
     }
 
 

@@ -624,3 +624,48 @@ async def card_note(chat: Chat, timeout: float = 5.0) -> str:
                 return str(item["note"])
         await asyncio.sleep(0.01)
     raise AssertionError("no card note")
+
+
+# -- AG-UI 1.1 material in the view (the demo's statement, delegate and private scenarios) ------
+
+
+async def test_a_subagents_approval_card_names_it_and_its_work_is_grouped(agent: Agent) -> None:
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(
+        chat.send("delegate a transfer of $75 from 1234567890 to 0987654321")
+    )
+    card = await pending_card(chat)
+    [interrupt] = card["interrupts"]
+    assert interrupt["subagentName"] == "payments"
+    assert interrupt["subagentRunId"].startswith("sub-")
+    assert chat.view is not None
+    items = {item["id"]: item for item in chat.view.items}
+    group = items[f"subagent:{interrupt['subagentRunId']}"]
+    assert (group["name"], group["status"]) == ("payments", "suspended")
+    assert items[f"tool:{interrupt['toolCallId']}"]["subagent"] == interrupt["subagentRunId"]
+    click(chat, decide(card, "r1", action="approve"))
+    result = await asyncio.wait_for(send, 10)
+    assert result.outcome == "success" and "payments specialist reports" in result.text
+    assert items_of_kind(chat, "subagent")[0]["status"] == "done"
+
+
+async def test_content_parts_and_encrypted_reasoning_reach_the_view_safely(agent: Agent) -> None:
+    chat = agent.chat(timeout=10, display=False)
+    await chat.send("show my statement")
+    [tool] = items_of_kind(chat, "tool")
+    assert [p["type"] for p in tool["resultParts"]] == ["text", "image", "file"]
+    assert tool["resultParts"][1]["mimeType"] == "image/png"
+    document = tool["resultParts"][2]
+    assert (document["kind"], document["label"]) == ("document", "Statement")
+    assert document["metadata"]["filename"] == "statement-1234567890.csv"
+    result = await chat.send("think privately about my savings")
+    [reasoning] = items_of_kind(chat, "reasoning")
+    assert reasoning["encrypted"] is True
+    signature = chat.thread.messages[-2].encrypted_value
+    assert signature and signature not in str(chat.view.items if chat.view else "")
+    assert result.outcome == "success"
+
+
+def items_of_kind(chat: Chat, kind: str) -> list[dict[str, Any]]:
+    assert chat.view is not None
+    return [item for item in chat.view.items if item["kind"] == kind]
