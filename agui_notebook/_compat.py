@@ -18,7 +18,7 @@ from ag_ui.core import ActivityMessage, AssistantMessage
 
 from ._compat_adk import CONFIRMATION_TOOL
 
-__all__ = ["HIDDEN_TOOLS", "SYNTHETIC_TOOLS", "outgoing_history"]
+__all__ = ["HIDDEN_TOOLS", "SYNTHETIC_TOOLS", "outgoing_history", "restates_arguments"]
 
 #: Tool calls a server adds beside an approval: not shown, and left out of the history we send.
 SYNTHETIC_TOOLS = frozenset({"confirm_changes"})
@@ -45,3 +45,14 @@ def outgoing_history(messages: list[Any]) -> list[Any]:
             message = message.model_copy(update={"tool_calls": kept or None})
         out.append(message)
     return out
+
+
+def restates_arguments(held: str, streamed: str) -> bool:
+    """True when a later run reopened a tool call only to stream its arguments again.
+
+    LangGraph's adapter (ag-ui-langgraph 0.0.47) re-sends TOOL_CALL_START/ARGS/END for a call
+    the thread already holds when a run resumes. AG-UI 1.1 says a reopened call's arguments
+    append, which would leave ``{...}{...}``: so a reopening whose text is exactly the held text
+    again is read as a restatement (a departure, off under ``Agent(strict=True)``).
+    """
+    return bool(held) and streamed == held + held

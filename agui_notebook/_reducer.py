@@ -32,7 +32,7 @@ import jsonpointer
 from ag_ui.core import FunctionCall
 from pydantic import BaseModel
 
-from ._compat import SYNTHETIC_TOOLS
+from ._compat import SYNTHETIC_TOOLS, restates_arguments
 from ._compat_crewai import pause_from_event
 from ._compat_langgraph import ON_INTERRUPT, interrupts_from_events
 from ._patch import apply_patch
@@ -153,6 +153,8 @@ class RunReducer:
         self.messages: dict[str, Any] = dict(base.messages)
         self.state: Any = base.state
         self.tool_calls: dict[str, ToolCallInfo] = dict(base.tool_calls)
+        self._held_calls = base.tool_calls  # what the thread held before this run
+        self._restating: dict[str, str] = {}  # reopened held calls -> their held arguments
         self.subagents: dict[str, SubagentInfo] = dict(base.subagents)
         self.touched: dict[str, None] = {}  # message ids this run created or changed, in order
         self._text: dict[str, TextBuffer] = {}
@@ -364,6 +366,8 @@ class RunReducer:
                 known, status="streaming", metadata=_merged(known.metadata, event.metadata)
             )
             self._args[tcid] = TextBuffer(known.arguments_text)
+            if tcid in self._held_calls and not self._strict:
+                self._restating[tcid] = known.arguments_text
             return
         parent = event.parent_message_id
         if parent is None:
@@ -400,6 +404,9 @@ class RunReducer:
         tcid = event.tool_call_id
         buffer = self._args.pop(tcid, None)
         text = buffer.value() if buffer is not None else ""
+        held = self._restating.pop(tcid, None)
+        if held is not None and restates_arguments(held, text):
+            text = held  # LangGraph re-sent the call it already streamed (_compat)
         info = self.tool_calls[tcid]
         arguments: Any = None
         try:
