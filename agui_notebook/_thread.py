@@ -427,9 +427,7 @@ class RunStream:
         """
         thread = self.thread
         history = (
-            outgoing_history(
-                [m for m in thread._snapshot.messages.values() if m.role != "activity"]
-            )
+            outgoing_history(list(thread._snapshot.messages.values()))
             if thread.agent.send_history
             else []
         )
