@@ -35,7 +35,7 @@ from ._streams import ScriptedServer, ok_run, sse
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "conformance"
-CONFORMANCE_DOC = ROOT / "docs" / "conformance.md"
+CONFORMANCE_DOC = ROOT / "docs/conformance.md"
 PAGES = {
     "basic/processing",
     "basic/versioning",
@@ -54,7 +54,7 @@ PAGES = {
     "events/reasoning",
     "events/subagents",
     "events/passthrough",
-    "docs/architecture",
+    "docs/architecture.md",
 }
 KEYS = {
     "id",
