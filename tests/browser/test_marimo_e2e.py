@@ -37,9 +37,10 @@ ARTIFACTS = REPO_ROOT / "artifacts" / "browser"
 
 
 def readme_blocks() -> list[str]:
-    """The code blocks of the README's "In ten lines" section, as written."""
+    """The notebook cells of the README's "In ten lines" section, as written (the script form
+    under its own heading is for `asyncio.run`, not for a notebook)."""
     text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("## In ten lines", 1)[1].split("\n## ", 1)[0]
+    section = text.split("## In ten lines", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     assert len(blocks) == 2, blocks
     return blocks
