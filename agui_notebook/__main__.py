@@ -3,6 +3,9 @@
 agui-notebook                      version and the list of subcommands
 agui-notebook demo-server --port 8000
 agui-notebook notebooks --reexecute [PATHS...]
+agui-notebook threads [--pending] [--store PATH]
+agui-notebook audit export --format jsonl|csv [--store PATH]
+agui-notebook audit verify [--store PATH]
 """
 
 from __future__ import annotations
@@ -77,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     books.add_argument("paths", nargs="*", help="notebooks (default: notebooks/*.ipynb)")
     books.add_argument("--policy", default="approve", help="AGUI_NOTEBOOK_POLICY (default approve)")
     books.add_argument("--timeout", type=int, default=120, help="seconds per cell (default 120)")
+    from agui_notebook._store_cli import add_store_commands
+
+    add_store_commands(commands)
     return parser
 
 
@@ -103,6 +109,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         forwarded = [*args.paths, "--policy", args.policy, "--timeout", str(args.timeout)]
         return notebooks_main(forwarded)
+    if args.command in ("threads", "audit"):
+        from agui_notebook._store_cli import run_audit, run_threads
+
+        return run_threads(args) if args.command == "threads" else run_audit(args)
     parser.error(f"unknown command {args.command}")
     return 2
 

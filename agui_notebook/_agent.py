@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from ._durable import Journal, resolve_store
 from ._http import HTTPTransport, make_timeout, safe_url
+from ._secrets import redact_url
 from ._sse import DEFAULT_MAX_EVENT_BYTES
+from ._stored import ThreadSummary
 from ._thread import Thread
 
 if TYPE_CHECKING:
@@ -35,6 +40,11 @@ class Agent:
     tolerance (docs/architecture.md, "Deliberate departures"): a MESSAGES_SNAPSHOT drops the
     messages it does not mention, and a TOOL_CALL_END for a call the thread already closed fails
     the run. The default keeps Microsoft Agent Framework's partial snapshots and re-closed calls.
+
+    ``store`` is the SQLite file that keeps this agent's threads and decisions (see
+    ``agent.thread(id)``, ``agent.threads()``), or None to keep nothing. By default the
+    ``AGUI_NOTEBOOK_STORE`` environment variable (a path, or ``off``), else ``store.sqlite3`` in
+    the user's data directory. Credentials are never stored.
     """
 
     def __init__(
@@ -49,6 +59,7 @@ class Agent:
         max_events_kept: int | None = 10_000,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         strict: bool = False,
+        store: str | os.PathLike[str] | None = _UNSET,
     ) -> None:
         if timeout is _UNSET:
             # Your own client's timeout wins unless you pass one.
@@ -69,6 +80,17 @@ class Agent:
         self.strict = strict
         #: The demo server's ASGI app when made by :meth:`demo` (tests inspect its requests).
         self.demo_app: Any = None
+        #: The store file (None: nothing is kept). Opened at the first run that commits.
+        self.store_path: Path | None = resolve_store(
+            None if store is _UNSET else store, given=store is not _UNSET
+        )
+        self._journal = (
+            None
+            if self.store_path is None
+            else Journal(
+                self.store_path, redact_url(url), lambda: self._transport.known_scrubber().secrets
+            )
+        )
 
     @classmethod
     def demo(cls, **options: Any) -> Agent:
@@ -87,6 +109,7 @@ class Agent:
                 "max_event_bytes",
                 "timeout",
                 "strict",
+                "store",
             )
             if k in options
         }
@@ -102,11 +125,31 @@ class Agent:
         return self._transport
 
     def thread(self, thread_id: str | None = None) -> Thread:
-        """A new thread (a fresh id), or ``thread("id")`` to continue an existing one."""
-        return Thread(self, thread_id)
+        """A new thread (a fresh id), or ``thread("id")`` to continue one.
+
+        A thread this agent's store holds comes back as it was committed: ``.messages``,
+        ``.state`` and ``.pending`` (``await thread.resume(approve())`` answers them).
+        """
+        thread = Thread(self, thread_id)
+        if self._journal is not None:
+            thread.journal = self._journal
+            if thread_id is not None:
+                self._journal.restore(thread)
+        return thread
+
+    def threads(self, pending: bool | None = None) -> list[ThreadSummary]:
+        """This agent's stored threads, newest first; ``pending=True`` only those waiting for a
+        decision (``False``: only those not waiting). Empty when the agent keeps no store."""
+        if self._journal is None:
+            return []
+        return self._journal.threads(pending)
 
     def chat(self, thread_id: str | None = None, **options: Any) -> Chat:
-        """A thread with a live view in the notebook; see :class:`agui_notebook.Chat`."""
+        """A thread with a live view in the notebook; see :class:`agui_notebook.Chat`.
+
+        ``agent.chat(thread_id)`` on a stored thread with pending interrupts shows their cards
+        again; a decision resumes the thread (``await chat.wait()`` gives the final result).
+        """
         from ._chat import Chat
 
         return Chat(self.thread(thread_id), **options)

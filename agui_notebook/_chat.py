@@ -31,6 +31,7 @@ from datetime import datetime, timezone
 from typing import Any, Literal
 
 from ._a2ui import SurfaceAction
+from ._audit import argument_changes, chat_record, decision_entries
 from ._decisions import Decision, Decisions, answer, approve, build_resume, cancel, edit, reject
 from ._errors import (
     AGUIError,
@@ -162,11 +163,18 @@ class Chat:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._view_cell: CellRun | None = None
         #: A turn continuing after its cell returned (marimo, kernels older than ipykernel 7.4,
-        #: or a surface action taken after the cell's turn ended).
+        #: a surface action taken after the cell's turn ended, a restored thread's cards).
         self.background: asyncio.Future[Any] | None = None
         self._last: ChatResult | None = None  # the latest turn's final result
         #: Actions on A2UI surfaces (clicks, policies, code), each sent once.
         self.surfaces = SurfaceActions(self)
+        self._restored: _Card | None = None
+        self._shown: set[int] = set()  # views on screen (ids), so none is shown twice
+        journal = thread.journal
+        if journal is not None and hasattr(journal, "chat_audit"):
+            self.audit = journal.chat_audit(thread)  # decisions kept from earlier sessions
+        if thread.pending:
+            self._show_restored()
 
     def __repr__(self) -> str:
         policy = f", policy={self.policy.name!r}" if self.policy else ""
@@ -177,6 +185,7 @@ class Chat:
             # `chat` as a cell's result shows the view that this cell's send() will fill.
             self._new_view(show=False)
             self._view_cell = current_cell_id()
+        self._shown.add(id(self.views[-1]))
         return self.views[-1]._repr_mimebundle_(**kwargs)
 
     @property
@@ -264,12 +273,16 @@ class Chat:
 
     async def wait(self) -> ChatResult | None:
         """The latest turn's final result; waits for a turn continuing in the background (marimo,
-        kernels older than ipykernel 7.4, or a surface action taken after its cell returned).
+        kernels older than ipykernel 7.4, a surface action taken after its cell returned, a
+        restored thread's pending cards).
 
         Where a click cannot reach a running cell (marimo, ipykernel < 7.4), waiting here while a
         card still needs your click would hold that click back until the timeout: that raises
         :class:`NobodyCanClick` at once instead. Decide on the card, then run this again.
         """
+        if self.background is None and self._restored is not None:
+            self._show_restored_view()
+            self._start_restored(asyncio.get_running_loop())
         task = self.background
         if task is None:
             return self._last
@@ -304,6 +317,47 @@ class Chat:
             "waiting here would hold your click back until the timeout. Decide on the card "
             "first, then run this cell again (the decision resumes the run on its own)."
         )
+
+    # -- a restored thread's pending interrupts --------------------------------------------
+
+    def _show_restored(self) -> None:
+        """Cards for the interrupts a restored thread still waits on; a decision resumes it."""
+        view = self._new_view(show=False)
+        self._view_cell = current_cell_id()
+        view.item_list.add_notice(
+            f"Restored from the store: {len(self.thread.pending)} decision(s) pending."
+        )
+        self._restored = self._new_card(view, self.thread.pending)
+        if self.display and not _after_this_cell(self._show_restored_view):
+            self._show_restored_view()  # no IPython cell to wait for (marimo): show it now
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop yet (a script): wait() starts it
+            return
+        self._start_restored(loop)
+
+    def _show_restored_view(self) -> None:
+        """Display the restored view once, unless the cell's result already showed it."""
+        view = self.views[0] if self.views else None
+        if view is None or id(view) in self._shown or not self.display:
+            return
+        if display_widget(view):
+            self._shown.add(id(view))
+
+    def _start_restored(self, loop: asyncio.AbstractEventLoop) -> None:
+        card = self._restored
+        if card is None or self.background is not None:
+            return
+        self._loop = loop
+        self.background = asyncio.ensure_future(self._finish_restored(card))
+
+    async def _finish_restored(self, card: _Card) -> ChatResult:
+        start = len(self.audit)
+        result = await self._settle(card.view, card.interrupts, card=card)
+        while result.outcome == "interrupt":
+            result = await self._settle(card.view, result.interrupts)
+        card.view.status = "idle"
+        return ChatResult(**_fields(result), decisions=self.audit[start:])
 
     async def _stream(self, view: ChatView, run: RunStream) -> RunResult:
         items: ItemList = view.item_list
@@ -350,16 +404,21 @@ class Chat:
 
     # -- deciding -------------------------------------------------------------------------
 
-    async def _settle(self, view: ChatView, interrupts: list[PendingInterrupt]) -> RunResult:
-        card = self._new_card(view, interrupts)
+    async def _settle(
+        self, view: ChatView, interrupts: list[PendingInterrupt], card: _Card | None = None
+    ) -> RunResult:
+        card = card or self._new_card(view, interrupts)
         decided = await self._decide(card)
         while True:
             if decided is None:  # the interrupts were answered by another resume on the thread
                 return self._answered_elsewhere(card)
             decisions, decided_by = decided
             self._record_decisions(card, decisions, decided_by)
+            run: RunStream | None = None
             try:
-                result = await self._stream(view, self.thread.stream(resume=decisions))
+                run = self.thread.stream(resume=decisions)
+                run.decided_by = decided_by  # the audit log says who
+                result = await self._stream(view, run)
             except ResumeRefused as exc:
                 if isinstance(exc, ThreadBusy) or not self._still_pending(card):
                     # Code resumed the thread while the card waited: let that run finish.
@@ -369,6 +428,7 @@ class Chat:
                         return self._answered_elsewhere(card)
                     continue  # the thread is free and the card still applies: send it now
                 self._set_outcome(card, f"refused: {exc}")
+                self._keep_attempt(card, decisions, decided_by, None, f"refused: {exc}")
                 if decided_by != "you":
                     self._card_state(card, status="failed", error=("Not sent", str(exc)))
                     raise
@@ -378,6 +438,13 @@ class Chat:
                 continue
             except AGUIError as exc:
                 self._set_outcome(card, f"failed: {type(exc).__name__}")
+                self._keep_attempt(
+                    card,
+                    decisions,
+                    decided_by,
+                    run.run_id if run is not None else None,
+                    _failure(exc),
+                )
                 self._card_state(card, status="failed", error=(_title(exc), str(exc)))
                 if decided_by != "you":
                     raise
@@ -574,7 +641,7 @@ class Chat:
                     "arguments": interrupt.arguments,
                     "decision": front.action,
                     "editedArguments": front.args,
-                    "changes": _changes(interrupt.arguments, front.args),
+                    "changes": argument_changes(interrupt.arguments, front.args),
                     "rejectReason": front.reason,
                     "payload": front.payload,
                     "decidedBy": "you",
@@ -673,24 +740,28 @@ class Chat:
     ) -> None:
         card.decisions = decisions
         card.decided_by = decided_by
-        now = datetime.now(timezone.utc).isoformat()
+        entries = decision_entries(
+            card.interrupts,
+            decisions,
+            agent_url="",  # the view's records name no agent; the store's do
+            thread_id=self.thread.id,
+            run_id=None,
+            time=datetime.now(timezone.utc),
+            decided_by=decided_by,
+            outcome=None,
+        )
+        by_interrupt = {e.interrupt_id: e for e in entries}
         for interrupt in card.interrupts:
-            decision = decisions[interrupt.id]
-            record = {
-                "card": card.id,
-                "interrupt": interrupt.id,
-                "tool": interrupt.tool_name,
-                "reason": interrupt.reason,
-                "arguments": interrupt.arguments,
-                "decision": decision.kind,
-                "editedArguments": dict(decision.arguments) if decision.arguments else None,
-                "changes": _changes(interrupt.arguments, decision.arguments),
-                "rejectReason": decision.reason,
-                "payload": decision.payload,
-                "decidedBy": decided_by,
-                "decidedAt": now,
-                "outcome": None,
-            }
+            entry = by_interrupt[interrupt.id]  # the card's decisions cover all its interrupts
+            # The store's record shape, seen the way chat.audit has always shown it.
+            record = chat_record(
+                entry,
+                card=card.id,
+                arguments=interrupt.arguments,
+                payload=decisions[interrupt.id].payload,
+            )
+            if decided_by == "you":
+                record["decidedBy"] = "you"
             # A retried or re-decided card replaces its earlier records.
             self.audit = [
                 r
@@ -711,8 +782,31 @@ class Chat:
         view.audit = [dict(r) for r in self.audit if self._view_of(r) is view]
 
     def _view_of(self, record: dict[str, Any]) -> ChatView | None:
+        # A record restored from the store (card None) belongs to no view of this session.
         card = self._cards.get(record["card"])
         return card.view if card is not None else self.surfaces.audit_views.get(record["card"])
+
+    def _keep_attempt(
+        self,
+        card: _Card,
+        decisions: dict[str, Decision],
+        decided_by: str,
+        run_id: str | None,
+        outcome: str,
+    ) -> None:
+        """A resume that did not commit still was a decision: the store's audit log keeps it."""
+        journal = self.thread.journal
+        record_attempt = getattr(journal, "record_attempt", None)
+        if record_attempt is not None:
+            record_attempt(
+                card.interrupts,
+                decisions,
+                thread_id=self.thread.id,
+                run_id=run_id,
+                time=datetime.now(timezone.utc),
+                decided_by=decided_by,
+                outcome=outcome,
+            )
 
     def _mark_tools(self, card: _Card, decisions: dict[str, Decision]) -> None:
         for interrupt in card.interrupts:
@@ -785,7 +879,9 @@ class Chat:
         card = self._new_card(view, pending)
         start = len(self.audit)
         self._record_decisions(card, by_id, "you")
-        result = await self._stream(view, self.thread.stream(resume=decisions))
+        run = self.thread.stream(resume=decisions)
+        run.decided_by = "you"
+        result = await self._stream(view, run)
         self._set_outcome(card, result.outcome)
         self._card_state(card, status="done", error=None)
         while result.outcome == "interrupt":
@@ -810,12 +906,30 @@ def _fields(result: RunResult) -> dict[str, Any]:
     }
 
 
-def _changes(before: Any, after: Any) -> dict[str, list[Any]] | None:
-    """``{key: [before, after]}`` for the arguments an edit changed (None for other decisions)."""
-    if not after:
-        return None
-    original = before if isinstance(before, dict) else {}
-    return {k: [original.get(k), v] for k, v in dict(after).items() if original.get(k) != v}
+def _failure(exc: AGUIError) -> str:
+    code = getattr(exc, "code", None)
+    return f"failed: {type(exc).__name__}" + (f" {code}" if code else "")
+
+
+def _after_this_cell(callback: Any) -> bool:
+    """Call ``callback`` once when the running Jupyter cell ends (after its result is shown);
+    False where there is no such cell."""
+    if kernel_support().kind == "marimo":
+        return False
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return False
+
+    def once(*_: Any) -> None:
+        shell.events.unregister("post_run_cell", once)
+        callback()
+
+    shell.events.register("post_run_cell", once)
+    return True
 
 
 def _decision_json(decision: Decision) -> dict[str, Any]:

@@ -19,13 +19,19 @@
     │                             stops rather than answer it the same way in a loop
     ├── ReplayMismatch            a replayed request differs from the recording
     │                             (agui_notebook.record)
-    └── ResumeRefused             the client refused to send a resume, before any request
-        ├── NothingPending        the thread has no pending interrupt
-        ├── UnansweredInterrupts  an interrupt would be left without an answer
-        ├── UnknownInterrupt      an answer names an interrupt that is not pending
-        ├── ExpiredInterrupt      a resolved answer to an expired interrupt (cancel is allowed)
-        ├── InvalidDecision       the payload does not validate against the responseSchema
-        └── ThreadBusy            another run or resume is in flight on this thread
+    ├── ResumeRefused             the client refused to send a resume, before any request
+    │   ├── NothingPending        the thread has no pending interrupt
+    │   ├── UnansweredInterrupts  an interrupt would be left without an answer
+    │   ├── UnknownInterrupt      an answer names an interrupt that is not pending
+    │   ├── ExpiredInterrupt      a resolved answer to an expired interrupt (cancel is allowed)
+    │   ├── InvalidDecision       the payload does not validate against the responseSchema
+    │   └── ThreadBusy            another run or resume is in flight on this thread
+    └── StoreError                the thread store (a SQLite file) cannot be used
+        ├── StoreCorrupt          the file is not a readable store (damaged, or not SQLite)
+        ├── StoreVersionError     written by a newer agui_notebook (its schema version is higher)
+        └── StoreUnavailable      cannot be opened or written (permissions, read-only, disk full)
+
+    StoreWarning (a UserWarning)  a store error during a run: said once, the run goes on unstored
 
 Every failed run or resume leaves its thread exactly as it was before the request: pending
 interrupts stay pending, so the same decision can be re-sent. The thread marks the error with
@@ -51,6 +57,11 @@ __all__ = [
     "ResumeRefused",
     "RunAborted",
     "RunError",
+    "StoreCorrupt",
+    "StoreError",
+    "StoreUnavailable",
+    "StoreVersionError",
+    "StoreWarning",
     "StreamTimeout",
     "ThreadBusy",
     "TransportError",
@@ -255,3 +266,37 @@ class NobodyCanClick(AGUIError):
         "scripted, rules), or set AGUI_NOTEBOOK_POLICY=approve (or reject, cancel, script:..., "
         "rules:<file>, replay:<file>)."
     )
+
+
+class StoreError(AGUIError):
+    """The thread store cannot be used. During a run this is a :class:`StoreWarning` instead:
+    the run goes on, unstored."""
+
+    def __init__(self, message: str, path: str | None = None) -> None:
+        self.path = path
+        super().__init__(message)
+
+
+class StoreCorrupt(StoreError):
+    """The store file is damaged or is not an agui_notebook store."""
+
+    hint = "Move the file aside (or point AGUI_NOTEBOOK_STORE elsewhere); a new one is created."
+
+
+class StoreVersionError(StoreError):
+    """The store was written by a newer agui_notebook (``found`` > ``supported``)."""
+
+    hint = "Upgrade agui_notebook, or use another store file for this version."
+
+    def __init__(self, message: str, path: str | None, *, found: int, supported: int) -> None:
+        self.found = found
+        self.supported = supported
+        super().__init__(message, path)
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be opened or written: permissions, a read-only place, a full disk."""
+
+
+class StoreWarning(UserWarning):
+    """A store problem met during a run: said once per store, the client goes on without it."""

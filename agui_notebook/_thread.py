@@ -48,7 +48,15 @@ from ._sse import SSEStreamDecoder
 from ._verify import OrderVerifier
 from ._wire import UserMessage, as_message
 
-__all__ = ["PROTOCOL_VERSION", "Endpoint", "RunRecord", "RunResult", "RunStream", "Thread"]
+__all__ = [
+    "PROTOCOL_VERSION",
+    "Endpoint",
+    "RunJournal",
+    "RunRecord",
+    "RunResult",
+    "RunStream",
+    "Thread",
+]
 
 #: The AG-UI version this client implements and declares in every RunAgentInput.
 PROTOCOL_VERSION = CLIENT_VERSION
@@ -150,6 +158,14 @@ class RunRecord:
     delivered: list[Any] = field(default_factory=list)
 
 
+class RunJournal(Protocol):
+    """Told about every run a thread commits (the store writes it down); never about a failed
+    run. Must not raise: a journal that cannot write says so itself and lets the run go on."""
+
+    def committed(self, thread: Thread, run: RunStream, answered: list[PendingInterrupt]) -> None:
+        """``answered``: the interrupts that were pending before this run (a resume answered them)."""
+
+
 class Thread:
     """A conversation with an agent on one ``threadId``.
 
@@ -171,6 +187,8 @@ class Thread:
         self._answered: dict[str, PendingInterrupt] = {}  # by the last resume, by id
         #: The result of the latest run that finished cleanly on this thread.
         self.last_result: RunResult | None = None
+        #: Keeps each committed run (the agent's store); None keeps nothing.
+        self.journal: RunJournal | None = None
 
     # -- what the thread holds ------------------------------------------------------------
 
@@ -278,6 +296,10 @@ class Thread:
             forwarded_props=forwarded_props,
             resume_on_wire=resume_on_wire,
         )
+        if resume is not None:  # build_resume checked it covers exactly the pending ones
+            run.decisions = (
+                {self._pending[0].id: resume} if isinstance(resume, Decision) else dict(resume)
+            )
         self._active = run
         return run
 
@@ -290,6 +312,7 @@ class Thread:
     # -- used by RunStream ----------------------------------------------------------------
 
     def _commit(self, run: RunStream, reducer: RunReducer, record: RunRecord) -> RunResult:
+        answered = self._pending
         answered_now = {e.interrupt_id for e in run.resume}
         answered = {
             **self._answered,
@@ -349,6 +372,8 @@ class Thread:
             usage=reducer.usage,
             run_metadata=reducer.run_metadata,
         )
+        if self.journal is not None:
+            self.journal.committed(self, run, answered)
         return self.last_result
 
 
@@ -406,6 +431,10 @@ class RunStream:
         self._aborting = False
         self.reducer: RunReducer | None = None
         self.record: RunRecord | None = None
+        #: The decisions this resume sends, by interrupt id, and who took them as a chat says
+        #: it ("you", "policy: ..."; None: the code's user). The audit log keeps both.
+        self.decisions: dict[str, Decision] = {}
+        self.decided_by: str | None = None
 
     # -- results --------------------------------------------------------------------------
 

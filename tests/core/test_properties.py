@@ -51,7 +51,8 @@ def run_thread(chunks: list[bytes], **agent_options: Any) -> tuple[Any, ...]:
 
     async def go() -> tuple[Any, ...]:
         server = ScriptedServer(list(chunks))
-        thread = server.agent(**agent_options).thread("t1")
+        # store=None: each example is a new conversation, not thread t1 continued from the store
+        thread = server.agent(store=None, **agent_options).thread("t1")
         try:
             result = await thread.run(UserMessage(id="u1", content="hi"))
         except AGUIError as exc:

@@ -1,0 +1,223 @@
+"""Durable threads against the demo server on loopback: stored at each commit, restored by id.
+
+Each test's agents share the test's own store file (tests/conftest.py); a second ``Agent`` on the
+same URL plays a new kernel (nothing in memory is shared but the server and the file).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from conftest import rows
+
+from agui_notebook import Agent, ExpiredInterrupt, RunError, approve, cancel, policies
+from agui_notebook._audit import arguments_sha256
+from agui_notebook.demo import DemoApp, create_app, start_in_thread
+from tests.reliability.chat_driver import Driver
+
+pytestmark = pytest.mark.timeout(60)
+
+TRANSFER = "Transfer $500 from 1234567890 to 0987654321"
+
+
+def _dump(messages: list[object]) -> list[dict[str, object]]:
+    return [m.model_dump(by_alias=True, exclude_none=True) for m in messages]  # type: ignore[attr-defined]
+
+
+async def test_a_thread_comes_back_as_committed_and_resumes_once(
+    demo: tuple[str, DemoApp], store_path: Path
+) -> None:
+    url, app = demo
+    first = Agent(url).thread()
+    result = await first.run(TRANSFER)
+    assert result.outcome == "interrupt"
+
+    # A new kernel: a new Agent on the same URL, the same store file.
+    again = Agent(url).thread(first.id)
+    assert again.id == first.id
+    assert _dump(again.messages) == _dump(first.messages)
+    assert again.state == first.state and again.state is not None
+    assert again.pending == first.pending  # tool name, arguments, schema, expiry, run id
+    (pending,) = again.pending
+    assert pending.tool_name == "transfer_money"
+    assert pending.arguments["amount"] == 500
+    assert pending.response_schema and "approved" in pending.response_schema["properties"]
+    assert [r.status for r in again.runs] == ["interrupt"]
+    assert again.tool_calls.keys() == first.tool_calls.keys()
+
+    done = await again.resume(approve())
+    assert done.outcome == "success"
+    assert "Transferred 500.00 USD" in done.text
+    assert [e["tool"] for e in app.executions] == ["transfer_money"]
+    resumes = [r for r in app.requests if (r["body"] or {}).get("resume")]
+    assert len(resumes) == 1 and resumes[0]["body"]["threadId"] == first.id
+    # The run it sent continues the restored one.
+    assert resumes[0]["body"]["parentRunId"] == result.run_id
+
+    third = Agent(url).thread(first.id)
+    assert third.pending == [] and len(third.messages) == len(again.messages)
+    assert [r.status for r in third.runs] == ["interrupt", "success"]
+    ((count,),) = rows(store_path, "SELECT count(*) FROM runs")
+    assert count == 2
+    (record,) = [r for (r,) in rows(store_path, "SELECT record FROM audit")]
+    assert '"decision":"approve"' in record and '"outcome":"success"' in record
+    assert arguments_sha256(pending.arguments) in record
+
+
+async def test_threads_lists_this_agents_threads_newest_first(demo: tuple[str, DemoApp]) -> None:
+    url, _ = demo
+    agent = Agent(url)
+    waiting = agent.thread()
+    await waiting.run(TRANSFER)
+    answered = agent.thread()
+    await answered.run("What is my balance?")
+    other_agent = Agent(url + "?tenant=b")  # another URL: not listed
+    await other_agent.thread().run("hello")
+
+    listed = Agent(url).threads()
+    assert [t.id for t in listed] == [answered.id, waiting.id]
+    assert [t.pending for t in listed] == [0, 1]
+    assert listed[0].updated_at >= listed[1].updated_at
+    assert listed[1].title == TRANSFER
+    assert [t.id for t in Agent(url).threads(pending=True)] == [waiting.id]
+    assert [t.id for t in Agent(url).threads(pending=False)] == [answered.id]
+    assert Agent(url, store=None).threads() == []
+
+
+async def test_a_failed_run_changes_nothing_in_the_store(
+    demo: tuple[str, DemoApp], store_path: Path
+) -> None:
+    url, _ = demo
+    thread = Agent(url).thread()
+    await thread.run("What is my balance?")
+    before = rows(store_path, "SELECT * FROM threads")
+    with pytest.raises(RunError):
+        await thread.run("Please fail now")
+    assert rows(store_path, "SELECT * FROM threads") == before
+    ((count,),) = rows(store_path, "SELECT count(*) FROM runs")
+    assert count == 1
+
+
+async def test_an_interrupt_that_expired_meanwhile_comes_back_expired(
+    demo: tuple[str, DemoApp],
+) -> None:
+    url, app = demo  # expires_in=1.0
+    thread = Agent(url).thread()
+    await thread.run("A quick transfer of $20 from 1234567890 to 0987654321")
+    assert thread.pending[0].expires_at is not None
+    await asyncio.sleep(1.3)
+
+    restored = Agent(url).thread(thread.id)
+    (pending,) = restored.pending
+    assert pending.is_expired()
+    sent = len(app.requests)
+    with pytest.raises(ExpiredInterrupt):
+        await restored.resume(approve())
+    assert len(app.requests) == sent  # refused before anything was sent
+    result = await restored.resume(cancel())
+    assert result.outcome == "success" and app.executions == []
+
+
+async def test_a_server_that_forgot_the_thread_gives_its_error_and_it_stays_pending() -> None:
+    app = create_app(text_delay=0)
+    url, stop = start_in_thread(app=app)
+    port = int(url.rsplit(":", 1)[1].strip("/"))
+    thread = Agent(url).thread()
+    await thread.run(TRANSFER)
+    stop()  # the server restarts and remembers nothing
+    fresh = create_app(text_delay=0)
+    url2, stop2 = start_in_thread(port, app=fresh)
+    try:
+        assert url2 == url
+        restored = Agent(url).thread(thread.id)
+        with pytest.raises(RunError) as raised:
+            await restored.resume(approve())
+        assert raised.value.code == "THREAD_NOT_FOUND"
+        assert [p.id for p in restored.pending] == [p.id for p in thread.pending]
+        # ... in memory and in the store.
+        assert Agent(url).thread(thread.id).pending == restored.pending
+        assert fresh.executions == []
+    finally:
+        stop2()
+
+
+async def test_a_restored_chat_shows_its_card_and_a_click_resumes_it(
+    demo: tuple[str, DemoApp], store_path: Path
+) -> None:
+    url, app = demo
+    thread = Agent(url).thread()
+    await thread.run(TRANSFER)
+
+    chat = Agent(url).chat(thread.id, policy=None, timeout=20)
+    driver = Driver(chat)
+    card = await driver.waiting_card("pending")
+    assert [i["toolName"] for i in card["interrupts"]] == ["transfer_money"]
+    assert card["interrupts"][0]["args"]["amount"] == 500
+    decided = driver.decide(card, "approve")
+    assert (await driver.ack(decided))["accepted"] is True
+    result = await chat.wait()
+    assert result is not None and result.outcome == "success"
+    assert "Transferred 500.00 USD" in result.text
+    assert len(app.executions) == 1
+    assert [(r["decision"], r["decidedBy"], r["outcome"]) for r in chat.audit] == [
+        ("approve", "you", "success")
+    ]
+    (stored,) = [r for (r,) in rows(store_path, "SELECT record FROM audit")]
+    assert '"decider":"person"' in stored
+
+    # A later session reads the same records back as chat.audit.
+    later = Agent(url).chat(thread.id)
+    assert later.thread.pending == []
+    assert [(r["tool"], r["decision"], r["decidedBy"], r["outcome"]) for r in later.audit] == [
+        ("transfer_money", "approve", "you", "success")
+    ]
+    assert later.audit[0]["arguments"]["amount"] == 500
+    assert later.audit_text() == chat.audit_text()
+
+
+async def test_every_kind_of_decider_is_in_the_log(
+    demo: tuple[str, DemoApp], store_path: Path
+) -> None:
+    url, _ = demo
+    agent = Agent(url)
+    by_policy = agent.chat(policy=policies.approve_all(), display=False)
+    await by_policy.send(TRANSFER)
+    by_rule = agent.chat(policy=None, display=False)
+    by_rule.allow_always("transfer_money")
+    await by_rule.send(TRANSFER)
+    by_timeout = agent.chat(policy=None, timeout=0.3, on_timeout="cancel", display=False)
+    await by_timeout.send(TRANSFER)
+    records = [r for (r,) in rows(store_path, "SELECT record FROM audit ORDER BY seq")]
+    assert len(records) == 3
+    assert '"decider":"policy","decision":"approve"' in records[0]
+    assert '"decided_by":"approve-all"' in records[0]
+    assert '"decided_by":"always allow transfer_money","decider":"rule"' in records[1]
+    assert '"decider":"timeout","decision":"cancel"' in records[2]
+    assert by_timeout.audit[0]["decidedBy"] == "timeout: cancel after 0.3 s"
+
+
+async def test_a_failed_resume_from_a_chat_is_in_the_log_and_the_thread_stays_pending(
+    store_path: Path,
+) -> None:
+    app = create_app(text_delay=0)
+    url, stop = start_in_thread(app=app)
+    port = int(url.rsplit(":", 1)[1].strip("/"))
+    thread = Agent(url).thread()
+    await thread.run(TRANSFER)
+    stop()
+    url2, stop2 = start_in_thread(port, app=create_app(text_delay=0))
+    try:
+        chat = Agent(url2).chat(thread.id, policy=None, timeout=20)
+        driver = Driver(chat)
+        card = await driver.waiting_card("pending")
+        driver.decide(card, "approve")
+        failed = await driver.waiting_card("failed")
+        assert "THREAD_NOT_FOUND" in failed["error"]["message"]
+        assert chat.thread.pending and Agent(url).thread(thread.id).pending
+        (record,) = [r for (r,) in rows(store_path, "SELECT record FROM audit")]
+        assert '"outcome":"failed: RunError THREAD_NOT_FOUND"' in record
+        chat.background.cancel()  # type: ignore[union-attr]
+    finally:
+        stop2()
