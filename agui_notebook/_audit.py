@@ -15,7 +15,6 @@ decided on without repeating them.
 
 from __future__ import annotations
 
-import getpass
 import hashlib
 import json
 import math
@@ -23,7 +22,6 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from decimal import Decimal
 from typing import Any, Literal
 
 from ._decisions import Decision
@@ -114,6 +112,8 @@ def _number(value: float) -> str:
         raise ValueError("canonical JSON has no NaN or Infinity")
     if value == 0:
         return "0"
+    from decimal import Decimal
+
     sign = "-" if value < 0 else ""
     # repr() gives the shortest digits that round-trip, as ECMAScript requires.
     digits_tuple = Decimal(repr(abs(value))).normalize().as_tuple()
@@ -184,6 +184,8 @@ def current_user() -> str:
     hub = os.environ.get("JUPYTERHUB_USER")
     if hub:
         return hub
+    import getpass
+
     try:
         return getpass.getuser()
     except Exception:  # no user name in this environment (some containers)

@@ -26,10 +26,10 @@ from ._decisions import Decision
 from ._errors import StoreError, StoreUnavailable, StoreWarning
 from ._interrupts import PendingInterrupt
 from ._secrets import scrub
-from ._store import Store
 from ._stored import ThreadSummary, decode_thread, encode_run, encode_thread, scrubbed_json
 
 if TYPE_CHECKING:
+    from ._store import Store
     from ._thread import RunStream, Thread
 
 __all__ = ["STORE_ENV", "Journal", "default_store_path", "resolve_store"]
@@ -82,6 +82,8 @@ class Journal:
         if self._disabled is not None:
             raise self._disabled
         if self._store is None:
+            from ._store import Store  # sqlite3 is imported by the first run that commits
+
             try:
                 self._store = Store(self.path)
             except StoreError as exc:

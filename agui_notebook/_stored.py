@@ -9,6 +9,7 @@ a message, the state or an interrupt is stored as ``<redacted>``.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
@@ -34,7 +35,6 @@ __all__ = [
     "summary_from_row",
 ]
 
-_MESSAGE = TypeAdapter(Message)
 _TITLE_CHARS = 60
 
 
@@ -233,6 +233,11 @@ def encode_run(
 # -- decoding ----------------------------------------------------------------------------------
 
 
+@functools.cache
+def _message_adapter() -> TypeAdapter[Any]:
+    return TypeAdapter(Message)
+
+
 def decode_thread(
     *,
     messages: str,
@@ -247,7 +252,7 @@ def decode_thread(
     restored: dict[str, Any] = {}
     for n, data in enumerate(json.loads(messages)):
         try:
-            message = _MESSAGE.validate_python(data)
+            message = _message_adapter().validate_python(data)
         except ValidationError as exc:  # written by an ag-ui-protocol with other message kinds
             warnings.append(
                 f"stored message {n} could not be read ({exc.error_count()} errors); left out"

@@ -8,10 +8,15 @@ same bytes through the same httpx response machinery.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import httpx
+
+# The client alone is measured here; bench/store.py measures the store (on vs off). Nothing a
+# benchmark runs is written to the user's data directory.
+os.environ.setdefault("AGUI_NOTEBOOK_STORE", "off")
 
 URL = "http://bench.invalid/agent"
 THREAD_ID = "bench-thread"

@@ -28,6 +28,9 @@ from typing import Any
 
 from agui_notebook import Agent, RunResult, Thread, approve
 
+# The server and the client under load are measured, not the store (bench/store.py does that).
+os.environ.setdefault("AGUI_NOTEBOOK_STORE", "off")
+
 CHECKING, SAVINGS = "1234567890", "0987654321"
 OPENING_BALANCE = 2500.0
 

@@ -63,7 +63,7 @@ def agent_for(data: bytes) -> Agent:
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=_Body(data))
 
     client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    return Agent("http://bench.invalid/", http_client=client)
+    return Agent("http://bench.invalid/", http_client=client, store=None)  # the view, not the store
 
 
 class CountingComm:
