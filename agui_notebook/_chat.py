@@ -171,7 +171,7 @@ class Chat:
         self._restored: _Card | None = None
         self._shown: set[int] = set()  # views on screen (ids), so none is shown twice
         journal = thread.journal
-        if journal is not None and hasattr(journal, "chat_audit"):
+        if thread.runs and journal is not None and hasattr(journal, "chat_audit"):
             self.audit = journal.chat_audit(thread)  # decisions kept from earlier sessions
         if thread.pending:
             self._show_restored()
