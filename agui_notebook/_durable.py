@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -70,6 +71,10 @@ class Journal:
         self._disabled: StoreError | None = None
         self._warned = False
         self._backlog: list[AuditEntry] = []
+        # Per live thread, the JSON of its messages as last written (see encode_thread).
+        self._memos: weakref.WeakKeyDictionary[Thread, dict[str, tuple[Any, str]]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def __repr__(self) -> str:
         state = f", disabled: {self._disabled}" if self._disabled else ""
@@ -153,6 +158,7 @@ class Journal:
                 answered=thread._answered,
                 now=now,
                 secrets=secrets,
+                memo=self._memos.setdefault(thread, {}),
             )
             summary = encode_run(
                 run_id=run.run_id,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -36,6 +36,8 @@ __all__ = [
 ]
 
 _TITLE_CHARS = 60
+# One encoder for every write (json.dumps with options builds a new one per call).
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,7 @@ class RestoredThread:
 
 def scrubbed_json(value: Any, secrets: Iterable[str]) -> str:
     """``value`` as compact JSON with every known secret value replaced by ``<redacted>``."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = _ENCODE(value)
     return _scrub_text(text, lambda: value, secrets)
 
 
@@ -147,13 +149,31 @@ def encode_thread(
     answered: Iterable[str],
     now: datetime,
     secrets: Iterable[str],
+    memo: dict[str, tuple[Any, str]] | None = None,
 ) -> ThreadRow:
+    """A thread as a row. ``memo`` keeps each message's and tool call's JSON between commits of
+    one thread: they are immutable (a run replaces what it changes), so an unchanged one is not
+    serialised again and a commit costs what the run added, not the whole thread."""
     secrets = [s for s in secrets if s]
     messages = list(snapshot.messages.values())
-    # Messages are pydantic models: their own JSON dump (fast, camelCase as on the wire).
+    kept: dict[str, tuple[Any, str]] = {}
+    previous = memo if memo is not None else {}
     messages_text = (
-        "[" + ",".join(m.model_dump_json(by_alias=True, exclude_none=True) for m in messages) + "]"
+        "["
+        + ",".join(_memo_json(m, "m:" + m.id, previous, kept, _message_json) for m in messages)
+        + "]"
     )
+    calls_text = (
+        "["
+        + ",".join(
+            _memo_json(c, "c:" + c.id, previous, kept, _tool_call_json)
+            for c in snapshot.tool_calls.values()
+        )
+        + "]"
+    )
+    if memo is not None:
+        memo.clear()
+        memo.update(kept)
     if secrets:
         messages_text = _scrub_text(
             messages_text,
@@ -171,9 +191,47 @@ def encode_thread(
         pending_count=len(pending),
         messages=messages_text,
         state=scrubbed_json(snapshot.state, secrets),
-        tool_calls=scrubbed_json([asdict(c) for c in snapshot.tool_calls.values()], secrets),
+        tool_calls=_scrub_text(
+            calls_text,
+            lambda: [json.loads(_tool_call_json(c)) for c in snapshot.tool_calls.values()],
+            secrets,
+        ),
         pending=scrubbed_json([_interrupt_json(p) for p in pending], secrets),
         answered=json.dumps(sorted(answered)),
+    )
+
+
+def _memo_json(
+    item: Any,
+    key: str,
+    previous: dict[str, tuple[Any, str]],
+    kept: dict[str, tuple[Any, str]],
+    encode: Callable[[Any], str],
+) -> str:
+    hit = previous.get(key)
+    text = hit[1] if hit is not None and hit[0] is item else encode(item)
+    kept[key] = (item, text)
+    return text
+
+
+def _message_json(message: Any) -> str:
+    # ag_ui.core's own JSON dump: camelCase, as on the wire.
+    text: str = message.model_dump_json(by_alias=True, exclude_none=True)
+    return text
+
+
+def _tool_call_json(call: ToolCallInfo) -> str:
+    return _ENCODE(
+        {
+            "id": call.id,
+            "name": call.name,
+            "arguments_text": call.arguments_text,
+            "arguments": call.arguments,
+            "parent_message_id": call.parent_message_id,
+            "result": call.result,
+            "result_message_id": call.result_message_id,
+            "status": call.status,
+        }
     )
 
 
