@@ -29,6 +29,11 @@ from ._errors import (
     ResumeRefused,
     RunAborted,
     RunError,
+    StoreCorrupt,
+    StoreError,
+    StoreUnavailable,
+    StoreVersionError,
+    StoreWarning,
     StreamTimeout,
     ThreadBusy,
     TransportError,
@@ -40,6 +45,7 @@ from ._genui import register_activity_renderer
 from ._interrupts import PendingInterrupt
 from ._record import replay_policy as _replay_policy
 from ._reducer import ToolCallInfo
+from ._stored import ThreadSummary
 from ._thread import RunRecord, RunResult, RunStream, Thread
 from ._version import __version__
 
@@ -85,10 +91,16 @@ __all__ = [
     "RunRecord",
     "RunResult",
     "RunStream",
+    "StoreCorrupt",
+    "StoreError",
+    "StoreUnavailable",
+    "StoreVersionError",
+    "StoreWarning",
     "StreamTimeout",
     "SurfaceAction",
     "Thread",
     "ThreadBusy",
+    "ThreadSummary",
     "ToolCallInfo",
     "TransportError",
     "TruncatedRunError",

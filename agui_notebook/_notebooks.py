@@ -10,7 +10,8 @@ that changes what it prints, re-save the outputs with the same environment the t
 Each notebook runs in a fresh ``python3`` kernel of this interpreter (jupyter_client starts a
 kernelspec whose command is ``python`` with ``sys.executable``), in the notebook's own directory,
 with ``AGUI_NOTEBOOK_POLICY`` set (default ``approve``: the test command's value), so a card's
-decision comes from the policy instead of a click. Cell ids, sources and metadata are kept; only
+decision comes from the policy instead of a click, and ``AGUI_NOTEBOOK_STORE`` pointing at a
+temporary file unless it is set (the tutorials' threads stay out of your own store). Cell ids, sources and metadata are kept; only
 outputs, execution counts and the saved widget state change. A cell that fails stops the notebook
 and nothing is written.
 """
@@ -18,8 +19,10 @@ and nothing is written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +30,7 @@ from pathlib import Path
 __all__ = ["default_notebooks", "reexecute"]
 
 ENV_VAR = "AGUI_NOTEBOOK_POLICY"
+STORE_ENV = "AGUI_NOTEBOOK_STORE"
 
 
 def default_notebooks(root: Path | None = None) -> list[Path]:
@@ -65,7 +69,11 @@ def reexecute(
     import nbformat
     from nbclient import NotebookClient
 
-    with _environment(ENV_VAR, policy):
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(_environment(ENV_VAR, policy))
+        if not os.environ.get(STORE_ENV):
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="agui-notebooks-"))
+            stack.enter_context(_environment(STORE_ENV, str(Path(scratch) / "store.sqlite3")))
         for raw in paths:
             path = Path(raw)
             nb = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]

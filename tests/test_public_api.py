@@ -37,10 +37,16 @@ PUBLIC = {
     "RunRecord",
     "RunResult",
     "RunStream",
+    "StoreCorrupt",
+    "StoreError",
+    "StoreUnavailable",
+    "StoreVersionError",
+    "StoreWarning",
     "StreamTimeout",
     "SurfaceAction",
     "Thread",
     "ThreadBusy",
+    "ThreadSummary",
     "ToolCallInfo",
     "TransportError",
     "TruncatedRunError",
@@ -75,7 +81,9 @@ def test_policies_and_record_modules_list_their_names() -> None:
 def test_errors_form_one_tree() -> None:
     for name in PUBLIC:
         value = getattr(agui_notebook, name)
-        if isinstance(value, type) and issubclass(value, Exception):
+        if isinstance(value, type) and issubclass(value, Warning):
+            assert issubclass(value, UserWarning), name  # StoreWarning: filterable as usual
+        elif isinstance(value, type) and issubclass(value, Exception):
             assert issubclass(value, agui_notebook.AGUIError), name
 
 
@@ -95,7 +103,7 @@ def test_command_prints_version_and_subcommands() -> None:
         [sys.executable, "-m", "agui_notebook"], capture_output=True, text=True, check=True
     )
     assert out.stdout.startswith(f"agui-notebook {agui_notebook.__version__}")
-    for command in ("demo-server", "notebooks"):
+    for command in ("demo-server", "notebooks", "threads", "audit"):
         assert command in out.stdout
         sub = subprocess.run(
             [sys.executable, "-m", "agui_notebook", command, "--help"],
