@@ -327,6 +327,7 @@ class Chat:
         view.item_list.add_notice(
             f"Restored from the store: {len(self.thread.pending)} decision(s) pending."
         )
+        self._push(view, self.thread.state, force=True)  # the state panel shows where it stood
         self._restored = self._new_card(view, self.thread.pending)
         if self.display and not _after_this_cell(self._show_restored_view):
             self._show_restored_view()  # no IPython cell to wait for (marimo): show it now
