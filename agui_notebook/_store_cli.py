@@ -148,7 +148,8 @@ def run_audit(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         print(f"audit log intact: no records yet ({store.path})", file=out)
     else:
         last = head[1] if head else "?"
-        print(f"audit log intact: {count} records; head {last} ({store.path})", file=out)
+        noun = "record" if count == 1 else "records"
+        print(f"audit log intact: {count} {noun}; head {last} ({store.path})", file=out)
     return 0
 
 

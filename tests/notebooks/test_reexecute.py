@@ -62,6 +62,23 @@ def test_the_tutorials_are_found_in_order() -> None:
         "03_headless_and_regression.ipynb",
         "04_microsoft_agent_framework.ipynb",
         "05_state_and_streaming.ipynb",
+        "06_durable_threads.ipynb",
         "07_generative_ui.ipynb",
         "08_langgraph.ipynb",
     ]
+
+
+def test_reexecute_keeps_the_tutorials_threads_out_of_the_users_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "store_probe.ipynb"
+    _notebook(path, "import os\nprint(os.environ.get('AGUI_NOTEBOOK_STORE'))")
+    monkeypatch.delenv("AGUI_NOTEBOOK_STORE")
+    reexecute([path], timeout=60)
+    used = Path(nbformat.read(path, as_version=4).cells[0].outputs[0]["text"].strip())
+    assert used.name == "store.sqlite3" and used.parent.name.startswith("agui-notebooks-")
+    assert not used.parent.exists()  # a throwaway directory, removed afterwards
+    mine = tmp_path / "mine.sqlite3"
+    monkeypatch.setenv("AGUI_NOTEBOOK_STORE", str(mine))
+    reexecute([path], timeout=60)
+    assert nbformat.read(path, as_version=4).cells[0].outputs[0]["text"].strip() == str(mine)
