@@ -119,13 +119,14 @@ CORE = {
     "_errors", "_sse", "_events", "_verify", "_reducer", "_patch", "_interrupts", "_decisions",
     "_compat", "_compat_adk", "_compat_crewai", "_compat_langgraph", "_secrets", "_items",
     "policies", "_version", "_a2ui", "_genui", "_wire", "_parts",
+    "_audit", "_stored",
 }  # fmt: skip
 # The protocol's own shapes (ag_ui.core, extended to 1.1): no client behaviour, so the demo, which
 # stands for a remote agent, may speak them too.
 PROTOCOL_MODELS = "_wire"
-EFFECTS = {"_http", "_waiting", "_widgets", "_static", "_notebooks"}
+EFFECTS = {"_http", "_waiting", "_widgets", "_static", "_notebooks", "_store"}
 # The session layers, lowest first: each may import the ones before it, never one after it.
-SESSION = ["_thread", "_surfaces", "_chat", "_agent", "_record"]
+SESSION = ["_thread", "_durable", "_surfaces", "_chat", "_agent", "_record", "_store_cli"]
 FACADES = {PACKAGE, "record", "__main__"}
 DEMO = "demo"
 
