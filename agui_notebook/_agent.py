@@ -156,6 +156,8 @@ class Agent:
 
     async def aclose(self) -> None:
         await self._transport.aclose()
+        if self._journal is not None:
+            self._journal.close()  # a later commit opens the store again
 
     async def __aenter__(self) -> Agent:
         return self

@@ -96,6 +96,12 @@ class Journal:
                 raise
         return self._store
 
+    def close(self) -> None:
+        """Close the store's connection (it is opened again when needed)."""
+        store, self._store = self._store, None
+        if store is not None:
+            store.close()
+
     def _usable(self) -> Store | None:
         try:
             return self.store()

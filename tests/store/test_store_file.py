@@ -411,3 +411,17 @@ def test_a_store_error_is_an_agui_error() -> None:
     for cls in (StoreCorrupt, StoreUnavailable, StoreVersionError):
         assert issubclass(cls, StoreError)
     assert issubclass(StoreWarning, UserWarning)
+
+
+async def test_aclose_closes_the_store_and_a_later_commit_opens_it_again(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite3"
+    agent = Agent.demo(text_delay=0, store=path)
+    thread = agent.thread()
+    await thread.run("What is my balance?")
+    first = agent._journal.store()  # type: ignore[union-attr]
+    await agent.aclose()
+    with pytest.raises(sqlite3.ProgrammingError):
+        first._conn.execute("SELECT 1")  # closed
+    await thread.run("What is my balance?")
+    assert agent._journal.store() is not first  # type: ignore[union-attr]
+    assert rows(path, "SELECT count(*) FROM runs") == [(2,)]
