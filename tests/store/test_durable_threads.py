@@ -7,7 +7,9 @@ same URL plays a new kernel (nothing in memory is shared but the server and the 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import rows
@@ -22,6 +24,23 @@ pytestmark = pytest.mark.timeout(60)
 TRANSFER = "Transfer $500 from 1234567890 to 0987654321"
 
 
+_AGENTS: list[Agent] = []
+
+
+def new_agent(url: str, **options: Any) -> Agent:
+    """An Agent closed when the test ends (a new kernel's agent, as far as the store can tell)."""
+    agent = Agent(url, **options)
+    _AGENTS.append(agent)
+    return agent
+
+
+@pytest.fixture(autouse=True)
+async def _close_agents() -> AsyncIterator[None]:
+    yield
+    while _AGENTS:
+        await _AGENTS.pop().aclose()
+
+
 def _dump(messages: list[object]) -> list[dict[str, object]]:
     return [m.model_dump(by_alias=True, exclude_none=True) for m in messages]  # type: ignore[attr-defined]
 
@@ -30,12 +49,12 @@ async def test_a_thread_comes_back_as_committed_and_resumes_once(
     demo: tuple[str, DemoApp], store_path: Path
 ) -> None:
     url, app = demo
-    first = Agent(url).thread()
+    first = new_agent(url).thread()
     result = await first.run(TRANSFER)
     assert result.outcome == "interrupt"
 
     # A new kernel: a new Agent on the same URL, the same store file.
-    again = Agent(url).thread(first.id)
+    again = new_agent(url).thread(first.id)
     assert again.id == first.id
     assert _dump(again.messages) == _dump(first.messages)
     assert again.state == first.state and again.state is not None
@@ -56,7 +75,7 @@ async def test_a_thread_comes_back_as_committed_and_resumes_once(
     # The run it sent continues the restored one.
     assert resumes[0]["body"]["parentRunId"] == result.run_id
 
-    third = Agent(url).thread(first.id)
+    third = new_agent(url).thread(first.id)
     assert third.pending == [] and len(third.messages) == len(again.messages)
     assert [r.status for r in third.runs] == ["interrupt", "success"]
     ((count,),) = rows(store_path, "SELECT count(*) FROM runs")
@@ -68,29 +87,29 @@ async def test_a_thread_comes_back_as_committed_and_resumes_once(
 
 async def test_threads_lists_this_agents_threads_newest_first(demo: tuple[str, DemoApp]) -> None:
     url, _ = demo
-    agent = Agent(url)
+    agent = new_agent(url)
     waiting = agent.thread()
     await waiting.run(TRANSFER)
     answered = agent.thread()
     await answered.run("What is my balance?")
-    other_agent = Agent(url + "?tenant=b")  # another URL: not listed
+    other_agent = new_agent(url + "?tenant=b")  # another URL: not listed
     await other_agent.thread().run("hello")
 
-    listed = Agent(url).threads()
+    listed = new_agent(url).threads()
     assert [t.id for t in listed] == [answered.id, waiting.id]
     assert [t.pending for t in listed] == [0, 1]
     assert listed[0].updated_at >= listed[1].updated_at
     assert listed[1].title == TRANSFER
-    assert [t.id for t in Agent(url).threads(pending=True)] == [waiting.id]
-    assert [t.id for t in Agent(url).threads(pending=False)] == [answered.id]
-    assert Agent(url, store=None).threads() == []
+    assert [t.id for t in new_agent(url).threads(pending=True)] == [waiting.id]
+    assert [t.id for t in new_agent(url).threads(pending=False)] == [answered.id]
+    assert new_agent(url, store=None).threads() == []
 
 
 async def test_a_failed_run_changes_nothing_in_the_store(
     demo: tuple[str, DemoApp], store_path: Path
 ) -> None:
     url, _ = demo
-    thread = Agent(url).thread()
+    thread = new_agent(url).thread()
     await thread.run("What is my balance?")
     before = rows(store_path, "SELECT * FROM threads")
     with pytest.raises(RunError):
@@ -104,12 +123,12 @@ async def test_an_interrupt_that_expired_meanwhile_comes_back_expired(
     demo: tuple[str, DemoApp],
 ) -> None:
     url, app = demo  # expires_in=1.0
-    thread = Agent(url).thread()
+    thread = new_agent(url).thread()
     await thread.run("A quick transfer of $20 from 1234567890 to 0987654321")
     assert thread.pending[0].expires_at is not None
     await asyncio.sleep(1.3)
 
-    restored = Agent(url).thread(thread.id)
+    restored = new_agent(url).thread(thread.id)
     (pending,) = restored.pending
     assert pending.is_expired()
     sent = len(app.requests)
@@ -124,20 +143,20 @@ async def test_a_server_that_forgot_the_thread_gives_its_error_and_it_stays_pend
     app = create_app(text_delay=0)
     url, stop = start_in_thread(app=app)
     port = int(url.rsplit(":", 1)[1].strip("/"))
-    thread = Agent(url).thread()
+    thread = new_agent(url).thread()
     await thread.run(TRANSFER)
     stop()  # the server restarts and remembers nothing
     fresh = create_app(text_delay=0)
     url2, stop2 = start_in_thread(port, app=fresh)
     try:
         assert url2 == url
-        restored = Agent(url).thread(thread.id)
+        restored = new_agent(url).thread(thread.id)
         with pytest.raises(RunError) as raised:
             await restored.resume(approve())
         assert raised.value.code == "THREAD_NOT_FOUND"
         assert [p.id for p in restored.pending] == [p.id for p in thread.pending]
         # ... in memory and in the store.
-        assert Agent(url).thread(thread.id).pending == restored.pending
+        assert new_agent(url).thread(thread.id).pending == restored.pending
         assert fresh.executions == []
     finally:
         stop2()
@@ -147,10 +166,10 @@ async def test_a_restored_chat_shows_its_card_and_a_click_resumes_it(
     demo: tuple[str, DemoApp], store_path: Path
 ) -> None:
     url, app = demo
-    thread = Agent(url).thread()
+    thread = new_agent(url).thread()
     await thread.run(TRANSFER)
 
-    chat = Agent(url).chat(thread.id, policy=None, timeout=20)
+    chat = new_agent(url).chat(thread.id, policy=None, timeout=20)
     driver = Driver(chat)
     card = await driver.waiting_card("pending")
     assert [i["toolName"] for i in card["interrupts"]] == ["transfer_money"]
@@ -168,7 +187,7 @@ async def test_a_restored_chat_shows_its_card_and_a_click_resumes_it(
     assert '"decider":"person"' in stored
 
     # A later session reads the same records back as chat.audit.
-    later = Agent(url).chat(thread.id)
+    later = new_agent(url).chat(thread.id)
     assert later.thread.pending == []
     assert [(r["tool"], r["decision"], r["decidedBy"], r["outcome"]) for r in later.audit] == [
         ("transfer_money", "approve", "you", "success")
@@ -181,7 +200,7 @@ async def test_every_kind_of_decider_is_in_the_log(
     demo: tuple[str, DemoApp], store_path: Path
 ) -> None:
     url, _ = demo
-    agent = Agent(url)
+    agent = new_agent(url)
     by_policy = agent.chat(policy=policies.approve_all(), display=False)
     await by_policy.send(TRANSFER)
     by_rule = agent.chat(policy=None, display=False)
@@ -204,18 +223,18 @@ async def test_a_failed_resume_from_a_chat_is_in_the_log_and_the_thread_stays_pe
     app = create_app(text_delay=0)
     url, stop = start_in_thread(app=app)
     port = int(url.rsplit(":", 1)[1].strip("/"))
-    thread = Agent(url).thread()
+    thread = new_agent(url).thread()
     await thread.run(TRANSFER)
     stop()
     url2, stop2 = start_in_thread(port, app=create_app(text_delay=0))
     try:
-        chat = Agent(url2).chat(thread.id, policy=None, timeout=20)
+        chat = new_agent(url2).chat(thread.id, policy=None, timeout=20)
         driver = Driver(chat)
         card = await driver.waiting_card("pending")
         driver.decide(card, "approve")
         failed = await driver.waiting_card("failed")
         assert "THREAD_NOT_FOUND" in failed["error"]["message"]
-        assert chat.thread.pending and Agent(url).thread(thread.id).pending
+        assert chat.thread.pending and new_agent(url).thread(thread.id).pending
         (record,) = [r for (r,) in rows(store_path, "SELECT record FROM audit")]
         assert '"outcome":"failed: RunError THREAD_NOT_FOUND"' in record
         chat.background.cancel()  # type: ignore[union-attr]
