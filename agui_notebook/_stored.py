@@ -1,8 +1,8 @@
 """What the store keeps of a thread, as JSON text, and back. Pure: no I/O.
 
 A committed thread becomes a :class:`ThreadRow` (its messages, state, tool calls, pending
-interrupts with everything a card needs, the interrupt ids it answered) and each committed run a
-:class:`RunRow` summary. Every text that goes into a row passes through the shared
+interrupts with everything a card needs, the interrupts its last resume answered) and each
+committed run a :class:`RunRow` summary. Every text that goes into a row passes through the shared
 ``_secrets.scrub`` with the credential values the agent knows, so a token the server echoed into
 a message, the state or an interrupt is stored as ``<redacted>``.
 """
@@ -98,7 +98,7 @@ class RestoredThread:
     snapshot: ThreadSnapshot
     pending: list[PendingInterrupt]
     last_run_id: str | None
-    answered: set[str]
+    answered: dict[str, PendingInterrupt]
     warnings: list[str]
 
 
@@ -146,7 +146,7 @@ def encode_thread(
     pending: list[PendingInterrupt],
     last_run_id: str | None,
     last_status: str | None,
-    answered: Iterable[str],
+    answered: Mapping[str, PendingInterrupt],
     now: datetime,
     secrets: Iterable[str],
     memo: dict[str, tuple[Any, str]] | None = None,
@@ -197,7 +197,7 @@ def encode_thread(
             secrets,
         ),
         pending=scrubbed_json([_interrupt_json(p) for p in pending], secrets),
-        answered=json.dumps(sorted(answered)),
+        answered=scrubbed_json([_interrupt_json(p) for p in answered.values()], secrets),
     )
 
 
@@ -327,7 +327,10 @@ def decode_thread(
         snapshot=snapshot,
         pending=interrupts,
         last_run_id=last_run_id,
-        answered=set(json.loads(answered)),
+        answered={
+            p.id: p
+            for p in (_interrupt_from_json(a) for a in json.loads(answered) if isinstance(a, dict))
+        },
         warnings=warnings,
     )
 

@@ -312,7 +312,7 @@ class Thread:
     # -- used by RunStream ----------------------------------------------------------------
 
     def _commit(self, run: RunStream, reducer: RunReducer, record: RunRecord) -> RunResult:
-        answered = self._pending
+        pending_before = self._pending
         answered_now = {e.interrupt_id for e in run.resume}
         answered = {
             **self._answered,
@@ -373,7 +373,7 @@ class Thread:
             run_metadata=reducer.run_metadata,
         )
         if self.journal is not None:
-            self.journal.committed(self, run, answered)
+            self.journal.committed(self, run, pending_before)
         return self.last_result
 
 
