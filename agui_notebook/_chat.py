@@ -355,10 +355,7 @@ class Chat:
     async def _finish_restored(self, card: _Card) -> ChatResult:
         start = len(self.audit)
         result = await self._settle(card.view, card.interrupts, card=card)
-        while result.outcome == "interrupt":
-            result = await self._settle(card.view, result.interrupts)
-        card.view.status = "idle"
-        return ChatResult(**_fields(result), decisions=self.audit[start:])
+        return await self._finish(card.view, result, start)  # further interrupts, the result
 
     async def _stream(self, view: ChatView, run: RunStream) -> RunResult:
         items: ItemList = view.item_list

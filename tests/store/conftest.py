@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agui_notebook.demo import DemoApp, create_app, start_in_thread
+from tests.front_end import JUPYTER, front_end_fixture
+
+# The chats here are clicked by the tests, as a JupyterLab front end with ipykernel 7.4 would.
+as_front_end = front_end_fixture(JUPYTER)
 
 
 @pytest.fixture
@@ -28,12 +30,3 @@ def demo() -> Iterator[tuple[str, DemoApp]]:
         yield url, app
     finally:
         stop()
-
-
-def rows(path: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Read the store file directly (a separate connection, as another process would)."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return conn.execute(sql, params).fetchall()
-    finally:
-        conn.close()

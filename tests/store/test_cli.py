@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import rows
 
 from agui_notebook import Agent, policies
+from tests.store._db import rows
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import rows
 
 from agui_notebook import Agent
 from agui_notebook._store import Store
+from tests.store._db import rows
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import rows
 
 from agui_notebook import Agent, ExpiredInterrupt, RunError, approve, cancel, policies
 from agui_notebook._audit import arguments_sha256
 from agui_notebook.demo import DemoApp, create_app, start_in_thread
 from tests.reliability.chat_driver import Driver
+from tests.store._db import rows
 
 pytestmark = pytest.mark.timeout(60)
 

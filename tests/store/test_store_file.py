@@ -19,7 +19,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import rows
 
 from agui_notebook import Agent, edit, policies
 from agui_notebook import _store as store_module
@@ -42,6 +41,7 @@ from tests.core._streams import (
     text_message,
     tool_call,
 )
+from tests.store._db import rows
 
 pytestmark = pytest.mark.timeout(60)
 
