@@ -87,9 +87,7 @@ class Agent:
         self._journal = (
             None
             if self.store_path is None
-            else Journal(
-                self.store_path, redact_url(url), lambda: self._transport.known_scrubber().secrets
-            )
+            else Journal(self.store_path, redact_url(url), self._transport.known_scrubber)
         )
 
     @classmethod

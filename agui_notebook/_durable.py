@@ -13,11 +13,10 @@ go with that next commit).
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,8 +25,8 @@ from ._audit import AuditEntry, chat_record, decision_entries
 from ._decisions import Decision
 from ._errors import StoreError, StoreUnavailable, StoreWarning
 from ._interrupts import PendingInterrupt
-from ._secrets import scrub
-from ._stored import ThreadSummary, decode_thread, encode_run, encode_thread, scrubbed_json
+from ._secrets import Scrubber
+from ._stored import ThreadSummary, decode_thread, encode_run, encode_thread
 
 if TYPE_CHECKING:
     from ._store import Store
@@ -61,12 +60,13 @@ def resolve_store(store: str | os.PathLike[str] | None, *, given: bool) -> Path 
 
 
 class Journal:
-    """One agent's view of a store: its URL (without credentials) and its known secrets."""
+    """One agent's view of a store: its URL (without credentials), and the scrubber of the
+    credentials it knows (``HTTPTransport.known_scrubber``: asked at each write, it grows)."""
 
-    def __init__(self, path: Path, agent_url: str, secrets: Callable[[], Iterable[str]]) -> None:
+    def __init__(self, path: Path, agent_url: str, scrubber: Callable[[], Scrubber]) -> None:
         self.path = path
         self.agent_url = agent_url
-        self._secrets = secrets
+        self._scrubber = scrubber
         self._store: Store | None = None
         self._disabled: StoreError | None = None
         self._warned = False
@@ -139,7 +139,7 @@ class Journal:
             return
         audit: list[AuditEntry] = list(self._backlog)
         try:
-            secrets = [s for s in self._secrets() if s]
+            scrubber = self._scrubber()
             record = run.record
             now = datetime.now(timezone.utc)
             status = record.status if record is not None else "success"
@@ -152,7 +152,7 @@ class Journal:
                     time=record.started_at if record is not None else now,
                     decided_by=run.decided_by,
                     outcome=status,
-                    secrets=secrets,
+                    scrubber=scrubber,
                 )
             row = encode_thread(
                 agent_url=self.agent_url,
@@ -163,7 +163,7 @@ class Journal:
                 last_status=status,
                 answered=thread._answered,
                 now=now,
-                secrets=secrets,
+                scrubber=scrubber,
                 memo=self._memos.setdefault(thread, {}),
             )
             summary = encode_run(
@@ -176,7 +176,7 @@ class Journal:
                 event_count=record.event_count if record is not None else 0,
                 warnings=list(record.warnings) if record is not None else [],
                 resume=list(record.resume) if record is not None else [],
-                secrets=secrets,
+                scrubber=scrubber,
             )
             store.save_run(row, summary, audit)
             self._backlog = []
@@ -210,7 +210,7 @@ class Journal:
                 time=time,
                 decided_by=decided_by,
                 outcome=outcome,
-                secrets=[s for s in self._secrets() if s],
+                scrubber=self._scrubber(),
             ),
         ]
         try:
@@ -229,7 +229,7 @@ class Journal:
         time: datetime,
         decided_by: str | None,
         outcome: str,
-        secrets: list[str],
+        scrubber: Scrubber,
     ) -> list[AuditEntry]:
         entries = decision_entries(
             interrupts,
@@ -241,7 +241,7 @@ class Journal:
             decided_by=decided_by,
             outcome=outcome,
         )
-        return [_scrub_entry(e, secrets) for e in entries] if secrets else entries
+        return [_scrub_entry(e, scrubber) for e in entries] if scrubber else entries
 
     # -- reading back --------------------------------------------------------------------
 
@@ -306,11 +306,11 @@ class Journal:
         return records
 
 
-def _scrub_entry(entry: AuditEntry, secrets: list[str]) -> AuditEntry:
+def _scrub_entry(entry: AuditEntry, scrubber: Scrubber) -> AuditEntry:
     edited = entry.edited_arguments
     if edited is not None:
-        edited = json.loads(scrubbed_json(edited, secrets))
-    reason = scrub(entry.reason, secrets) if entry.reason else entry.reason
+        edited = scrubber.value(edited)
+    reason = scrubber.text(entry.reason) if entry.reason else entry.reason
     if edited == entry.edited_arguments and reason == entry.reason:
         return entry
     return AuditEntry(**{**entry.to_json(), "edited_arguments": edited, "reason": reason})

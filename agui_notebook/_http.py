@@ -68,13 +68,15 @@ class HTTPTransport:
         without sending anything: for code that stores a thread before any request went out."""
         if self._given_client is not None:
             request = self._given_client.build_request("POST", self.url, headers=self._headers)
+            known = secret_values(request)  # headers= too, when the auth below replaces them
             auth = self._given_client.auth
             header = getattr(auth, "_auth_header", None)  # httpx.BasicAuth keeps it ready
             if isinstance(header, str):
                 request.headers["Authorization"] = header
+                known |= secret_values(request)
         else:
-            request = httpx.Request("POST", self.url, headers=self._headers)
-        return self.scrubber.union(secret_values(request))
+            known = secret_values(httpx.Request("POST", self.url, headers=self._headers))
+        return self.scrubber.union(known)
 
     def _client_for_loop(self) -> httpx.AsyncClient:
         if self._given_client is not None:

@@ -3,25 +3,26 @@
 A committed thread becomes a :class:`ThreadRow` (its messages, state, tool calls, pending
 interrupts with everything a card needs, the interrupts its last resume answered) and each
 committed run a :class:`RunRow` summary. Every text that goes into a row passes through the shared
-``_secrets.scrub`` with the credential values the agent knows, so a token the server echoed into
+``_secrets.Scrubber`` of the credential values the agent knows, so a token the server echoed into
 a message, the state or an interrupt is stored as ``<redacted>``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from ag_ui.core import Message, UserMessage
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ._interrupts import PendingInterrupt, parse_expiry
 from ._reducer import ThreadSnapshot, ToolCallInfo
-from ._secrets import scrub
+from ._secrets import Scrubber
+from ._wire import MESSAGE, ContentPart, UserMessage
 
 __all__ = [
     "RestoredThread",
@@ -105,37 +106,24 @@ class RestoredThread:
 # -- encoding ----------------------------------------------------------------------------------
 
 
-def scrubbed_json(value: Any, secrets: Iterable[str]) -> str:
+def scrubbed_json(value: Any, scrubber: Scrubber) -> str:
     """``value`` as compact JSON with every known secret value replaced by ``<redacted>``."""
     text = _ENCODE(value)
-    return _scrub_text(text, lambda: value, secrets)
+    return _scrub_text(text, lambda: value, scrubber)
 
 
-def _scrub_text(text: str, value: Callable[[], Any], secrets: Iterable[str]) -> str:
-    secrets = list(secrets)
-    if not secrets:
+def _scrub_text(text: str, value: Callable[[], Any], scrubber: Scrubber) -> str:
+    """JSON ``text`` scrubbed as text (one pass); string by string when that broke the JSON."""
+    if not scrubber:
         return text
-    cleaned = scrub(text, secrets)
+    cleaned = scrubber.text(text)
     if cleaned == text:
         return text
     try:
         json.loads(cleaned)
-    except ValueError:
-        # A secret that spans JSON syntax: scrub string by string instead.
-        cleaned = json.dumps(
-            _scrub_strings(value(), secrets), ensure_ascii=False, separators=(",", ":")
-        )
+    except ValueError:  # a secret that spans JSON syntax
+        cleaned = _ENCODE(scrubber.value(value()))
     return cleaned
-
-
-def _scrub_strings(value: Any, secrets: list[str]) -> Any:
-    if isinstance(value, str):
-        return scrub(value, secrets)
-    if isinstance(value, Mapping):
-        return {scrub(str(k), secrets): _scrub_strings(v, secrets) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_scrub_strings(v, secrets) for v in value]
-    return value
 
 
 def encode_thread(
@@ -148,13 +136,12 @@ def encode_thread(
     last_status: str | None,
     answered: Mapping[str, PendingInterrupt],
     now: datetime,
-    secrets: Iterable[str],
+    scrubber: Scrubber,
     memo: dict[str, tuple[Any, str]] | None = None,
 ) -> ThreadRow:
     """A thread as a row. ``memo`` keeps each message's and tool call's JSON between commits of
     one thread: they are immutable (a run replaces what it changes), so an unchanged one is not
     serialised again and a commit costs what the run added, not the whole thread."""
-    secrets = [s for s in secrets if s]
     messages = list(snapshot.messages.values())
     kept: dict[str, tuple[Any, str]] = {}
     previous = memo if memo is not None else {}
@@ -174,30 +161,30 @@ def encode_thread(
     if memo is not None:
         memo.clear()
         memo.update(kept)
-    if secrets:
+    if scrubber:
         messages_text = _scrub_text(
             messages_text,
             lambda: [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in messages],
-            secrets,
+            scrubber,
         )
     return ThreadRow(
         agent_url=agent_url,
         id=thread_id,
         updated_at=now.isoformat(timespec="microseconds"),
-        title=_title(messages, secrets),
+        title=_title(messages, scrubber),
         last_run_id=last_run_id,
         last_status=last_status,
         message_count=len(messages),
         pending_count=len(pending),
         messages=messages_text,
-        state=scrubbed_json(snapshot.state, secrets),
+        state=scrubbed_json(snapshot.state, scrubber),
         tool_calls=_scrub_text(
             calls_text,
             lambda: [json.loads(_tool_call_json(c)) for c in snapshot.tool_calls.values()],
-            secrets,
+            scrubber,
         ),
-        pending=scrubbed_json([_interrupt_json(p) for p in pending], secrets),
-        answered=scrubbed_json([_interrupt_json(p) for p in answered.values()], secrets),
+        pending=scrubbed_json([_interrupt_json(p) for p in pending], scrubber),
+        answered=scrubbed_json([_interrupt_json(p) for p in answered.values()], scrubber),
     )
 
 
@@ -221,45 +208,31 @@ def _message_json(message: Any) -> str:
 
 
 def _tool_call_json(call: ToolCallInfo) -> str:
-    return _ENCODE(
-        {
-            "id": call.id,
-            "name": call.name,
-            "arguments_text": call.arguments_text,
-            "arguments": call.arguments,
-            "parent_message_id": call.parent_message_id,
-            "result": call.result,
-            "result_message_id": call.result_message_id,
-            "status": call.status,
-        }
-    )
+    return _ENCODE({f.name: _plain(getattr(call, f.name)) for f in fields(call)})
 
 
-def _title(messages: list[Any], secrets: list[str]) -> str | None:
+def _plain(value: Any) -> Any:
+    """JSON-ready: a result's content parts (ag_ui.core models) as their wire form."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _title(messages: list[Any], scrubber: Scrubber) -> str | None:
     for message in messages:
         if isinstance(message, UserMessage) and isinstance(message.content, str):
             text = " ".join(message.content.split())
-            text = scrub(text, secrets) if secrets else text
+            text = scrubber.text(text)
             return text if len(text) <= _TITLE_CHARS else text[: _TITLE_CHARS - 3] + "..."
     return None
 
 
 def _interrupt_json(interrupt: PendingInterrupt) -> dict[str, Any]:
-    return {
-        "id": interrupt.id,
-        "reason": interrupt.reason,
-        "message": interrupt.message,
-        "toolCallId": interrupt.tool_call_id,
-        "toolName": interrupt.tool_name,
-        "arguments": interrupt.arguments,
-        "responseSchema": interrupt.response_schema,
-        "expiresAt": interrupt.expires_at_raw,
-        "metadata": interrupt.metadata,
-        "subagentRunId": interrupt.subagent_run_id,
-        "runId": interrupt.run_id,
-        "reissued": interrupt.reissued,
-        "raw": interrupt.raw,
-    }
+    # Every field (a field added later is kept too) but the expiry, which is read again from
+    # the raw ``expiresAt`` when restored.
+    return {f.name: getattr(interrupt, f.name) for f in fields(interrupt) if f.name != "expires_at"}
 
 
 def encode_run(
@@ -273,7 +246,7 @@ def encode_run(
     event_count: int,
     warnings: list[str],
     resume: list[dict[str, Any]],
-    secrets: Iterable[str],
+    scrubber: Scrubber,
 ) -> RunRow:
     summary = {
         "kind": kind,
@@ -285,15 +258,25 @@ def encode_run(
         "warnings": warnings,
         "resume": resume,
     }
-    return RunRow(run_id=run_id, summary=scrubbed_json(summary, secrets))
+    return RunRow(run_id=run_id, summary=scrubbed_json(summary, scrubber))
 
 
 # -- decoding ----------------------------------------------------------------------------------
 
 
 @functools.cache
-def _message_adapter() -> TypeAdapter[Any]:
-    return TypeAdapter(Message)
+def _part_adapter() -> TypeAdapter[Any]:
+    return TypeAdapter(ContentPart)
+
+
+def _tool_call_from_json(data: Mapping[str, Any]) -> ToolCallInfo:
+    known = {f.name for f in fields(ToolCallInfo)}
+    values = {k: v for k, v in data.items() if k in known}
+    result = values.get("result")
+    if isinstance(result, list):  # content parts: back into their models, when they still parse
+        with contextlib.suppress(ValidationError):
+            values["result"] = [_part_adapter().validate_python(p) for p in result]
+    return ToolCallInfo(**values)
 
 
 def decode_thread(
@@ -310,17 +293,14 @@ def decode_thread(
     restored: dict[str, Any] = {}
     for n, data in enumerate(json.loads(messages)):
         try:
-            message = _message_adapter().validate_python(data)
+            message = MESSAGE.validate_python(data)
         except ValidationError as exc:  # written by an ag-ui-protocol with other message kinds
             warnings.append(
                 f"stored message {n} could not be read ({exc.error_count()} errors); left out"
             )
             continue
         restored[message.id] = message
-    calls = {
-        c["id"]: ToolCallInfo(**{k: c.get(k) for k in ToolCallInfo.__dataclass_fields__ if k in c})
-        for c in json.loads(tool_calls)
-    }
+    calls = {c["id"]: _tool_call_from_json(c) for c in json.loads(tool_calls)}
     snapshot = ThreadSnapshot(messages=restored, state=json.loads(state), tool_calls=calls)
     interrupts = [_interrupt_from_json(p) for p in json.loads(pending)]
     return RestoredThread(
@@ -336,23 +316,11 @@ def decode_thread(
 
 
 def _interrupt_from_json(data: Mapping[str, Any]) -> PendingInterrupt:
-    expires_raw = data.get("expiresAt")
-    return PendingInterrupt(
-        id=data["id"],
-        reason=data["reason"],
-        message=data.get("message"),
-        tool_call_id=data.get("toolCallId"),
-        tool_name=data.get("toolName"),
-        arguments=data.get("arguments"),
-        response_schema=data.get("responseSchema"),
-        expires_at=parse_expiry(expires_raw),
-        expires_at_raw=expires_raw,
-        metadata=data.get("metadata"),
-        subagent_run_id=data.get("subagentRunId"),
-        run_id=data.get("runId"),
-        reissued=bool(data.get("reissued")),
-        raw=dict(data.get("raw") or {}),
-    )
+    known = {f.name for f in fields(PendingInterrupt)} - {"expires_at"}
+    values = {k: v for k, v in data.items() if k in known}
+    values["raw"] = dict(values.get("raw") or {})
+    values["reissued"] = bool(values.get("reissued"))
+    return PendingInterrupt(**values, expires_at=parse_expiry(values.get("expires_at_raw")))
 
 
 def summary_from_row(

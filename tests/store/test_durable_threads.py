@@ -269,3 +269,26 @@ async def test_an_interrupt_raised_again_after_a_restore_is_still_flagged(
     result = await restored.run("and now?")
     assert result.interrupts[0].reissued is True
     assert any("again after it was answered" in w for w in result.warnings)
+
+
+async def test_content_parts_subagents_and_encrypted_reasoning_come_back_as_they_were(
+    demo: tuple[str, DemoApp],
+) -> None:
+    url, app = demo
+    thread = new_agent(url).thread()
+    await thread.run("Show my statement")
+    await thread.run("Think privately about it")
+    delegated = await thread.run("Delegate a transfer of $20 from 1234567890 to 0987654321")
+    assert delegated.outcome == "interrupt"
+    assert thread.pending[0].subagent_run_id is not None
+
+    restored = new_agent(url).thread(thread.id)
+    assert _dump(restored.messages) == _dump(thread.messages)
+    assert restored.tool_calls == thread.tool_calls  # content-part results, metadata, subagent
+    assert restored.pending == thread.pending
+    assert (await restored.resume(approve())).outcome == "success"
+    again = await restored.run("Think privately about it")  # sends the stored signature back
+    assert "Earlier signed reasoning returned intact: 1 of 1" in again.text
+    assert [e["tool"] for e in app.executions if e["tool"] == "transfer_money"] == [
+        "transfer_money"
+    ]
