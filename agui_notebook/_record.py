@@ -627,7 +627,13 @@ class ReplayTransport(httpx.AsyncBaseTransport):
         return len(self.exchanges) - self.served
 
     def agent(self, **options: Any) -> Agent:
-        """An Agent on this recording (``options`` as for :class:`Agent`)."""
+        """An Agent on this recording (``options`` as for :class:`Agent`).
+
+        It keeps no store unless given ``store=``: a replay is not a conversation with the
+        server, and its threads, stored under the recorded URL, would come back from a real
+        agent's ``agent.thread(id)`` as if they had happened.
+        """
+        options.setdefault("store", None)
         client = httpx.AsyncClient(transport=self, timeout=httpx.Timeout(60.0))
         return Agent(self.url, http_client=client, **options)
 

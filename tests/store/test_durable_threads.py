@@ -292,3 +292,29 @@ async def test_content_parts_subagents_and_encrypted_reasoning_come_back_as_they
     assert [e["tool"] for e in app.executions if e["tool"] == "transfer_money"] == [
         "transfer_money"
     ]
+
+
+async def test_a_replay_keeps_nothing_unless_given_a_store(
+    demo: tuple[str, DemoApp], store_path: Path, tmp_path: Path
+) -> None:
+    from agui_notebook.record import record, replay
+
+    url, _ = demo
+    recording = tmp_path / "run.jsonl"
+    live = record(new_agent(url), recording)
+    recorded = live.thread()
+    await recorded.run("What is my balance?")
+    await live.aclose()
+    kept = {s.id for s in new_agent(url).threads()}
+    assert recorded.id in kept  # the live run was stored
+
+    quiet = replay(recording)
+    _AGENTS.append(quiet)
+    assert quiet.store_path is None
+    replayed = quiet.thread("replayed")
+    await replayed.run("What is my balance?")
+    assert {s.id for s in new_agent(url).threads()} == kept
+
+    stored = replay(recording, store=store_path)
+    _AGENTS.append(stored)
+    assert stored.store_path == store_path
