@@ -281,6 +281,9 @@ class ScriptedServer:
         return sse_response(reply)
 
     def agent(self, url: str = URL, **options: Any) -> Agent:
+        # No store unless asked: scripts reuse one URL and thread ids within a test, and a
+        # stored thread would come back into the next agent's thread("thread-1").
+        options.setdefault("store", None)
         client = httpx.AsyncClient(transport=httpx.MockTransport(self))
         return Agent(url, http_client=client, **options)
 

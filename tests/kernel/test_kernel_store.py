@@ -212,7 +212,7 @@ def test_msaf_pending_approval_survives_a_killed_kernel(
         thread_id = _card_pending_then_kill(kernels, server.url, "Please transfer 100 to savings")
         assert server.recorder.executions == []
         (pending,) = _read(_isolated_store, "SELECT pending FROM threads")
-        assert json.loads(pending[0])[0]["toolName"] == "transfer_money"
+        assert json.loads(pending[0])[0]["tool_name"] == "transfer_money"
 
         b = _new_kernel(kernels)
         out = b.run(
