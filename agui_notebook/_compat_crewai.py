@@ -19,6 +19,8 @@ What the client does about it:
 - :func:`reviewed_call`: when the reviewed ``output`` names a tool call (``tool``/``toolName``,
   ``arguments``/``args``, ``toolCallId``: the same keys the LangGraph reading uses), the interrupt
   is shown and decided as an approval of that call.
+- :func:`reviewed_output`: any other ``output`` is what the card shows under review, beside the
+  question (a form for named outcomes, else a free answer).
 - :func:`same_interrupt_again`: the interrupt id is the flow's id, which is the thread's id, so
   *every* pause of a thread has the same id. A new pause after an answer is not the answered
   interrupt raised again unless it is identical to it.
@@ -41,6 +43,7 @@ __all__ = [
     "pause_from_event",
     "refuse_message_while_paused",
     "reviewed_call",
+    "reviewed_output",
     "same_interrupt_again",
 ]
 
@@ -89,6 +92,12 @@ def reviewed_call(
         name,
         _first(output, "arguments", "args"),
     )
+
+
+def reviewed_output(reason: str, metadata: dict[str, Any] | None) -> Any:
+    """What a CrewAI pause asks a person to review (its method's ``output``), else ``None``."""
+    section = _section(reason, metadata)
+    return section.get("output") if section else None
 
 
 def _thread_scoped(raw: dict[str, Any]) -> bool:

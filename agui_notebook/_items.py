@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 from ._compat import HIDDEN_TOOLS
+from ._compat_crewai import reviewed_output
 from ._decisions import APPROVAL_FLAGS
 from ._genui import GenUIItems
 from ._interrupts import PendingInterrupt
@@ -406,6 +407,13 @@ def card_interrupt(
         "canEdit": bool(can_edit),
         "canGiveReason": mode == "tool" and (not props or "reason" in props),
         "reissued": interrupt.reissued,
+        # A form or free answer about something with no arguments to show (a CrewAI step's
+        # output): the thing under review, shown beside the question.
+        "review": (
+            reviewed_output(interrupt.reason, interrupt.metadata)
+            if mode != "tool" and interrupt.arguments is None
+            else None
+        ),
         # Raised inside a subagent: which one asked (its run id, and its name when announced).
         "subagentRunId": interrupt.subagent_run_id,
         "subagentName": interrupt.subagent_name,

@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ag_ui.core import Interrupt
 
 from agui_notebook import InvalidDecision, UnansweredInterrupts, approve, cancel, edit, reject
 from agui_notebook._compat_adk import CONFIRMATION_SCHEMA, CONFIRMATION_TOOL, tool_confirmation
 from agui_notebook._compat_crewai import pause_from_event, reviewed_call, same_interrupt_again
 from agui_notebook._events import type_of
+from agui_notebook._interrupts import PendingInterrupt
 from agui_notebook._items import ItemList, card_interrupt
 from tests.core._streams import ScriptedServer, interrupted, ok_run, run_finished, run_started, sse
 
@@ -196,6 +198,30 @@ async def test_a_new_message_while_a_crewai_flow_is_paused_is_refused() -> None:
     with pytest.raises(UnansweredInterrupts, match="CrewAI flow is paused"):
         await thread.run("hello")
     assert len(server.bodies) == 1
+
+
+async def test_a_card_shows_what_a_crewai_step_asks_to_review() -> None:
+    """An output that names no tool is the card's ``review`` (the form or free answer is about
+    it); one that names a tool is shown as that call's arguments, and not twice."""
+    server = ScriptedServer()
+    thread = server.agent().thread()
+    server.add(paused(thread.id, crewai_interrupt(thread.id, {"draft": "Dear customer", "n": 4})))
+    await thread.run("write to the customer")
+    [pending] = thread.pending
+    card = card_interrupt(pending, None)
+    assert (card["mode"], card["args"]) == ("free", None)
+    assert card["review"] == {"draft": "Dear customer", "n": 4}
+    tool = card_interrupt(
+        PendingInterrupt.from_wire(
+            Interrupt.model_validate(crewai_interrupt("t1", TRANSFER)), run_id="r", tool_calls={}
+        ),
+        None,
+    )
+    assert (tool["mode"], tool["args"], tool["review"]) == ("tool", TRANSFER_ARGS, None)
+    plain = PendingInterrupt.from_wire(
+        Interrupt.model_validate({"id": "i", "reason": "input_required"}), run_id="r", tool_calls={}
+    )
+    assert card_interrupt(plain, None)["review"] is None
 
 
 async def test_named_outcomes_are_a_form_not_an_approval() -> None:
