@@ -326,6 +326,51 @@ function button(label, action, aria, cls) {
   return b;
 }
 
+// src/image.js
+var IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+var MAX_IMAGE_BYTES = 2 * 1024 * 1024;
+var MAX_IMAGE_CHARS = Math.ceil(MAX_IMAGE_BYTES / 3) * 4;
+var BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+var MAGIC = (
+  /** @type {Record<string, Array<Array<number | null>>>} */
+  {
+    "image/png": [[137, 80, 78, 71, 13, 10, 26, 10]],
+    "image/jpeg": [[255, 216, 255]],
+    "image/gif": [
+      [71, 73, 70, 56, 55, 97],
+      [71, 73, 70, 56, 57, 97]
+    ],
+    "image/webp": [[82, 73, 70, 70, null, null, null, null, 87, 69, 66, 80]]
+  }
+);
+function isStrictBase64(data) {
+  return typeof data === "string" && data.length > 0 && data.length % 4 === 0 && BASE64.test(data);
+}
+function imageProblem(mimeType, data) {
+  if (typeof mimeType !== "string" || !IMAGE_TYPES.includes(mimeType)) {
+    return `${typeof mimeType === "string" && mimeType ? mimeType : "an image of unknown type"} is not drawn inline (PNG, JPEG, GIF and WebP are)`;
+  }
+  if (!isStrictBase64(data)) return "its data is not base64";
+  if (data.length > MAX_IMAGE_CHARS) return `larger than ${MAX_IMAGE_BYTES / (1024 * 1024)} MB, not drawn inline`;
+  if (!startsLike(mimeType, data)) return `its bytes are not ${mimeType}`;
+  return null;
+}
+function startsLike(mimeType, data) {
+  let head;
+  try {
+    head = atob(data.slice(0, 16));
+  } catch {
+    return false;
+  }
+  return MAGIC[mimeType].some((sig) => sig.length <= head.length && sig.every((b, i) => b === null || head.charCodeAt(i) === b));
+}
+function inlineImage(mimeType, data, alt) {
+  if (imageProblem(mimeType, data) !== null) return null;
+  const img = h("img", { cls: "agui-part-img", attrs: { alt } });
+  img.src = `data:${mimeType};base64,${data}`;
+  return img;
+}
+
 // src/tree.js
 var CLIP_CHARS = 400;
 var CLIP_LINES = 12;
@@ -451,6 +496,83 @@ function renderValue(value, state, path, depth) {
   return table;
 }
 
+// src/parts.js
+var KINDS = ["text", "image", "audio", "video", "document", "file"];
+var WHERE = (
+  /** @type {Record<string, string>} */
+  { data: "sent inline, not shown", url: "at", file: "file" }
+);
+function fmtBytes(n) {
+  if (typeof n !== "number" || !Number.isFinite(n) || n < 0) return "";
+  if (n < 1024) return `${fmtInt(n)} ${n === 1 ? "byte" : "bytes"}`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+var capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+function fileLine(part, problem = null) {
+  const kind = asText(part.kind ?? part.type) || "file";
+  const label = asText(part.label);
+  const head = label && label !== kind ? `${capital(kind)}: ${label}` : capital(kind);
+  const bits = [];
+  if (typeof part.mimeType === "string" && part.mimeType) bits.push(part.mimeType);
+  const size = fmtBytes(part.bytes);
+  if (size) bits.push(size);
+  const source = typeof part.source === "string" ? part.source : part.type === "image" ? "data" : null;
+  const location = typeof part.location === "string" ? part.location : "";
+  if (source === "url") bits.push(`at ${location} (not loaded)`);
+  else if (source === "file") bits.push(`file ${location}${typeof part.provider === "string" && part.provider ? ` (${part.provider})` : ""}`);
+  else if (source === "data") bits.push(problem === null ? WHERE.data : "sent inline");
+  else if (source) bits.push(`from ${source}`);
+  const note = problem ?? (typeof part.note === "string" ? part.note : "");
+  if (note) bits.push(note);
+  return [head, ...bits].join(" · ");
+}
+function metadataTree(metadata) {
+  if (!isObj(metadata) || Object.keys(metadata).length === 0) return null;
+  const tree = { expanded: /* @__PURE__ */ new Set() };
+  return h("details", { cls: "agui-part-meta" }, [h("summary", { text: "Metadata" }), renderTree(metadata, tree)]);
+}
+function renderPart(part, index) {
+  const tree = { expanded: /* @__PURE__ */ new Set() };
+  if (!isObj(part)) return h("div", { cls: "agui-part agui-part-unknown agui-pre", data: { type: "unknown" } }, [longText(safeJson(part), tree, `p${index}`)]);
+  const type = asText(part.type);
+  if (type === "text") {
+    return h("div", { cls: "agui-part agui-part-text agui-pre", data: { type } }, [longText(asText(part.text), tree, `p${index}`)]);
+  }
+  if (type === "image") {
+    const label = asText(part.label) || "image";
+    const img = inlineImage(part.mimeType, part.data, label);
+    if (img) {
+      const caption = h("figcaption", { cls: "agui-part-caption" }, [longText(label, tree, `p${index}`)]);
+      const size = fmtBytes(part.bytes);
+      if (size) caption.append(h("span", { cls: "agui-hint", text: ` · ${size}` }));
+      return h("figure", { cls: "agui-part agui-part-image", data: { type } }, [img, caption, metadataTree(part.metadata)]);
+    }
+    const problem = imageProblem(part.mimeType, part.data) ?? "not drawn";
+    return h("div", { cls: "agui-part agui-part-file", data: { type: "file", kind: "image" } }, [
+      h("div", { cls: "agui-pre" }, [longText(fileLine(part, problem), tree, `p${index}`)]),
+      metadataTree(part.metadata)
+    ]);
+  }
+  if (type === "file") {
+    const kind = KINDS.includes(asText(part.kind)) ? asText(part.kind) : "other";
+    return h("div", { cls: "agui-part agui-part-file", data: { type, kind } }, [
+      h("div", { cls: "agui-pre" }, [longText(fileLine(part), tree, `p${index}`)]),
+      metadataTree(part.metadata)
+    ]);
+  }
+  return h("div", { cls: "agui-part agui-part-unknown", data: { type: "unknown" } }, [
+    h("div", { cls: "agui-hint", text: `A part of unknown type "${type}":` }),
+    h("div", { cls: "agui-pre" }, [longText(safeJson(part, 2), tree, `p${index}`)])
+  ]);
+}
+function renderParts(parts) {
+  const box = h("div", { cls: "agui-parts" });
+  parts.forEach((part, i) => box.append(renderPart(part, i)));
+  if (parts.length === 0) box.append(h("span", { cls: "agui-hint", text: "(an empty list of parts)" }));
+  return box;
+}
+
 // src/items.js
 function itemShell(kind, item, cls) {
   const node = h("div", { cls: `agui-item ${cls}`, data: { kind } });
@@ -486,18 +608,27 @@ function reasoningEntry(item) {
   const node = itemShell("reasoning", item, "agui-reasoning");
   const details = h("details", { cls: "agui-reasoning-details" });
   const live = h("span", { cls: "agui-hint" });
+  const mark = h("span", { cls: "agui-hint agui-encrypted-mark" });
   const text = document.createTextNode("");
-  details.append(h("summary", {}, ["Reasoning", live]), h("div", { cls: "agui-text agui-pre" }, [text]));
+  const body = h("div", { cls: "agui-text agui-pre" }, [text]);
+  const note = h("div", { cls: "agui-note agui-encrypted", text: ENCRYPTED_REASONING });
+  details.append(h("summary", {}, ["Reasoning", live, mark]), body, note);
   node.append(details);
   const update = (it) => {
     const t = asText(it?.text);
     if (text.data !== t) text.data = t;
     live.textContent = it?.streaming === true ? " (thinking…)" : "";
+    const encrypted = it?.encrypted === true;
+    mark.textContent = encrypted ? t ? " · encrypted part kept" : " · encrypted, kept" : "";
+    note.hidden = !encrypted;
+    body.hidden = encrypted && !t;
   };
   update(item);
   return { node, kind: "reasoning", update, destroy() {
   } };
 }
+var ENCRYPTED_REASONING = "Part of this reasoning is encrypted: the client keeps it and sends it back to the agent unread; it cannot be shown.";
+var ENCRYPTED_TOOL = "An encrypted value came with this call: it is kept for the agent and not shown.";
 var TOOL_STATUS_TEXT = (
   /** @type {Record<string, string>} */
   {
@@ -516,10 +647,12 @@ function toolEntry(item) {
   const args = h("div", { cls: "agui-args" });
   const resultBody = h("div", { cls: "agui-result-body" });
   const result = h("div", { cls: "agui-result" }, [h("div", { cls: "agui-label", text: "Result" }), resultBody]);
-  node.append(h("div", { cls: "agui-tool-head" }, [h("span", { cls: "agui-label", text: "Tool " }), name, " ", badge]), args, result);
+  const sealed = h("div", { cls: "agui-note agui-encrypted", text: ENCRYPTED_TOOL });
+  node.append(h("div", { cls: "agui-tool-head" }, [h("span", { cls: "agui-label", text: "Tool " }), name, " ", badge]), args, result, sealed);
   const tree = { expanded: /* @__PURE__ */ new Set() };
   let argsKey = "";
   let resultKey;
+  let shownParts = null;
   const update = (it) => {
     const n = asText(it?.name);
     if (name.textContent !== n) name.textContent = n;
@@ -535,6 +668,17 @@ function toolEntry(item) {
       else if (asText(it?.argsText)) args.replaceChildren(h("div", { cls: "agui-args-text agui-pre" }, [longText(asText(it.argsText), tree, "argsText")]));
       else args.replaceChildren(h("span", { cls: "agui-hint", text: "(no arguments)" }));
     }
+    sealed.hidden = it?.encrypted !== true;
+    if (Array.isArray(it?.resultParts)) {
+      if (shownParts === null || !deepEqual(shownParts, it.resultParts)) {
+        shownParts = it.resultParts;
+        resultKey = void 0;
+        result.hidden = false;
+        resultBody.replaceChildren(renderParts(it.resultParts));
+      }
+      return;
+    }
+    shownParts = null;
     const value = it?.resultValue;
     const structured = value !== null && typeof value === "object";
     const r = it?.result === null || it?.result === void 0 ? null : asText(it.result);
@@ -1165,6 +1309,10 @@ function reasonLabel(reason) {
       return asText(reason) || "question";
   }
 }
+function subagentLabel(it) {
+  if (typeof it?.subagentRunId !== "string" || !it.subagentRunId) return "";
+  return typeof it.subagentName === "string" && it.subagentName ? it.subagentName : it.subagentRunId;
+}
 function resolveMode(it) {
   if (it?.mode === "tool" || it?.mode === "free") return it.mode;
   if (it?.mode === "form") return isObj(it.responseSchema) ? "form" : "free";
@@ -1195,16 +1343,23 @@ function buildSection(it, ctx) {
     it?.reissued === true ? h("span", { cls: "agui-badge agui-reissued", text: "re-issued" }) : null
   ]);
   node.append(head);
+  const askedBy = subagentLabel(it);
+  if (askedBy) node.append(h("div", { cls: "agui-asked-by", text: `Asked by subagent ${askedBy}` }));
   const message = asText(it?.message);
   if (message) node.append(h("div", { cls: "agui-message agui-pre" }, [longText(message, tree, "message")]));
+  const hasArgs = it?.args !== null && it?.args !== void 0;
   if (mode === "tool") {
-    const hasArgs = it?.args !== null && it?.args !== void 0;
     node.append(
       h("div", { cls: "agui-args" }, [
         h("div", { cls: "agui-label", text: "Arguments" }),
         hasArgs ? renderTree(it.args, tree) : h("span", { cls: "agui-hint", text: "(no arguments)" })
       ])
     );
+  } else {
+    if (hasArgs) node.append(h("div", { cls: "agui-args" }, [h("div", { cls: "agui-label", text: toolName ? "Arguments" : "Under review" }), renderTree(it.args, tree)]));
+    if (it?.review !== null && it?.review !== void 0) {
+      node.append(h("div", { cls: "agui-review" }, [h("div", { cls: "agui-label", text: "Under review" }), renderTree(it.review, { expanded: /* @__PURE__ */ new Set() })]));
+    }
   }
   const expiresAt = parseTime(it?.expiresAt);
   const clock = h("div", { cls: "agui-countdown agui-expiry", attrs: { "aria-live": "polite" } });
@@ -1640,6 +1795,71 @@ function cardEntry(item, env) {
   return api;
 }
 
+// src/runend.js
+var OUTCOME_TEXT = (
+  /** @type {Record<string, string>} */
+  {
+    success: "Run finished",
+    interrupt: "Run paused for a decision",
+    cancelled: "Run cancelled by the agent",
+    error: "Run failed"
+  }
+);
+var COUNTS = (
+  /** @type {Array<[string, string]>} */
+  [
+    ["inputTokens", "in"],
+    ["outputTokens", "out"],
+    ["totalTokens", "total"],
+    ["reasoningTokens", "reasoning"],
+    ["cachedInputTokens", "cached in"],
+    ["cacheWriteInputTokens", "cache write"]
+  ]
+);
+var TOTALS = /* @__PURE__ */ new Set(["inputTokens", "outputTokens", "totalTokens"]);
+var isCount = (n) => typeof n === "number" && Number.isFinite(n);
+function countsText(counts, only) {
+  if (!isObj(counts)) return "";
+  return COUNTS.filter(([key]) => (!only || only.has(key)) && isCount(counts[key])).map(([key, short]) => `${short} ${fmtInt(counts[key])}`).join(" · ");
+}
+function usageRows(usage) {
+  const entries = Array.isArray(usage) ? usage.filter(isObj) : [];
+  const tellsMore = entries.length > 1 || entries.some((e) => e.provider || e.model || COUNTS.some(([k]) => !TOTALS.has(k) && isCount(e[k])));
+  if (!tellsMore) return [];
+  return entries.map((e) => {
+    const who = [e.provider, e.model].filter((x) => typeof x === "string" && x).join(" ");
+    const counts = countsText(e);
+    return `${who || "(unnamed)"}: ${counts || "no counts"}`;
+  });
+}
+function collapsed(title, value) {
+  const tree = { expanded: /* @__PURE__ */ new Set() };
+  return h("details", { cls: "agui-run-end-value" }, [h("summary", { text: title }), renderTree(value, tree)]);
+}
+function runEndEntry(item) {
+  const node = itemShell("run-end", item, "agui-run-end");
+  node.setAttribute("role", "note");
+  let key = "";
+  const update = (it) => {
+    const k = safeJson(it);
+    if (k === key) return;
+    key = k;
+    const outcome = asText(it?.outcome);
+    node.dataset.outcome = outcome;
+    const tokens = countsText(it?.totals, TOTALS);
+    const head = h("div", { cls: "agui-run-end-head" }, [h("span", { cls: "agui-label", text: OUTCOME_TEXT[outcome] ?? (outcome ? `Run ended (${outcome})` : "Run ended") })]);
+    if (tokens) head.append(h("span", { cls: "agui-usage", text: ` · Tokens: ${tokens}` }));
+    const rows = usageRows(it?.usage);
+    node.replaceChildren(head);
+    if (rows.length) node.append(h("ul", { cls: "agui-usage-entries" }, rows.map((r) => h("li", { cls: "agui-usage-entry", text: r }))));
+    if (it?.metadata !== null && it?.metadata !== void 0) node.append(collapsed("Run metadata", it.metadata));
+    if (it?.result !== null && it?.result !== void 0) node.append(collapsed("Run result", it.result));
+  };
+  update(item);
+  return { node, kind: "run-end", update, destroy() {
+  } };
+}
+
 // src/styles.js
 var CSS2 = `
 .agui-chat {
@@ -1777,6 +1997,24 @@ var CSS2 = `
 .agui-chat .agui-audit-table { border-collapse: collapse; }
 .agui-chat .agui-audit-table th, .agui-chat .agui-audit-table td { border: 1px solid var(--agui-border); padding: 1px 4px; text-align: left; vertical-align: top; }
 .agui-chat .agui-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+/* Content parts; encrypted values; subagent groups; run ends */
+.agui-chat .agui-parts { display: flex; flex-direction: column; gap: 4px; }
+.agui-chat .agui-part-image { margin: 0; }
+.agui-chat .agui-part-img { display: block; max-width: 100%; max-height: 360px; border: 1px solid var(--agui-border); background: var(--agui-bg); }
+.agui-chat .agui-part-caption { font-size: 0.9em; color: var(--agui-fg0); }
+.agui-chat .agui-part-file { border-left: 2px solid var(--agui-border1); padding-left: 6px; }
+.agui-chat .agui-part-meta, .agui-chat .agui-run-end-value { font-size: 0.9em; }
+.agui-chat .agui-encrypted { font-style: italic; }
+.agui-chat .agui-subagent { border: 1px solid var(--agui-border); border-left: 3px solid var(--agui-brand); padding: 4px 8px; }
+.agui-chat .agui-subagent[data-status=error] { border-left-color: var(--agui-error); }
+.agui-chat .agui-subagent[data-status=suspended] { border-left-color: var(--agui-warn); }
+.agui-chat .agui-subagent-items { display: flex; flex-direction: column; gap: 6px; margin-top: 4px; }
+.agui-chat .agui-badge[data-status=suspended] { color: var(--agui-warn); border-color: var(--agui-warn); }
+.agui-chat .agui-badge[data-status=error] { color: var(--agui-error); border-color: var(--agui-error); }
+.agui-chat .agui-asked-by { font-size: 0.9em; color: var(--agui-fg0); }
+.agui-chat .agui-run-end { border-top: 1px dashed var(--agui-border); border-radius: 0; font-size: 0.9em; }
+.agui-chat .agui-usage { color: var(--agui-fg0); font-variant-numeric: tabular-nums; }
+.agui-chat .agui-usage-entries { margin: 2px 0; padding-left: 1.4em; color: var(--agui-muted); }
 /* Activity messages */
 .agui-chat .agui-activity { border: 1px solid var(--agui-border); background: var(--agui-bg1); }
 .agui-chat .agui-activity-title { font-weight: 600; }
@@ -1832,12 +2070,129 @@ var CSS2 = `
 }
 `;
 
+// src/subagents.js
+var SUBAGENT_STATUS_TEXT = (
+  /** @type {Record<string, string>} */
+  {
+    running: "running…",
+    done: "done",
+    suspended: "suspended: waiting for an answer",
+    error: "error"
+  }
+);
+function subagentEntry(item) {
+  const node = itemShell("subagent", item, "agui-subagent");
+  node.setAttribute("role", "group");
+  const details = h("details", { cls: "agui-subagent-details", attrs: { open: "" } });
+  const name = h("strong", { cls: "agui-subagent-name" });
+  const description = h("span", { cls: "agui-hint agui-subagent-description" });
+  const badge = h("span", { cls: "agui-badge" });
+  const count = h("span", { cls: "agui-hint agui-subagent-count" });
+  const error = h("div", { cls: "agui-error agui-pre agui-subagent-error", attrs: { role: "alert" } });
+  const parent = h("div", { cls: "agui-hint agui-subagent-parent" });
+  const children = h("div", { cls: "agui-subagent-items" });
+  details.append(h("summary", { cls: "agui-subagent-head" }, [h("span", { cls: "agui-label", text: "Subagent " }), name, " ", badge, description, count]), error, parent, children);
+  node.append(details);
+  let current = item;
+  let toolName = null;
+  const showParent = () => {
+    const call = typeof current?.parentToolCallId === "string" && current.parentToolCallId ? current.parentToolCallId : null;
+    parent.hidden = call === null;
+    parent.textContent = call === null ? "" : `Started by the tool call ${toolName ? `${toolName} (${call})` : call}`;
+  };
+  const update = (it) => {
+    current = it;
+    const id = typeof it?.subagentRunId === "string" ? it.subagentRunId : "";
+    const label = typeof it?.name === "string" && it.name ? it.name : id || "(unnamed)";
+    if (name.textContent !== label) name.textContent = label;
+    const status = typeof it?.status === "string" ? it.status : "";
+    node.dataset.status = status || "unannounced";
+    badge.dataset.status = status;
+    badge.textContent = SUBAGENT_STATUS_TEXT[status] ?? status;
+    badge.hidden = !status;
+    const d = typeof it?.description === "string" ? it.description : "";
+    description.textContent = d ? ` ${d}` : "";
+    const e = typeof it?.error === "string" ? it.error : "";
+    error.textContent = e;
+    error.hidden = !e;
+    showParent();
+  };
+  update(item);
+  return {
+    node,
+    kind: "subagent",
+    update,
+    destroy() {
+    },
+    children,
+    setCount(n) {
+      const text = ` · ${n === 1 ? "1 item" : `${fmtInt(n)} items`}`;
+      if (count.textContent !== text) count.textContent = text;
+    },
+    setParentTool(n) {
+      if (n !== toolName) {
+        toolName = n;
+        showParent();
+      }
+    }
+  };
+}
+function placeEntries(rows, top) {
+  const groups = /* @__PURE__ */ new Map();
+  for (const row of rows) {
+    if (row.entry.kind === "subagent" && "children" in row.entry && typeof row.item?.id === "string" && !groups.has(row.item.id)) {
+      groups.set(
+        row.item.id,
+        /** @type {{item: any, entry: GroupEntry}} */
+        row
+      );
+    }
+  }
+  const groupOf = (item) => isObj(item) && typeof item.subagent === "string" ? groups.get(`subagent:${item.subagent}`) : void 0;
+  const nests = (group) => {
+    const seen = /* @__PURE__ */ new Set([group.item.id]);
+    for (let up = groupOf(group.item); up; up = groupOf(up.item)) {
+      if (seen.has(up.item.id)) return false;
+      seen.add(up.item.id);
+    }
+    return true;
+  };
+  const tools = /* @__PURE__ */ new Map();
+  for (const { item } of rows) {
+    if (isObj(item) && item.kind === "tool" && typeof item.id === "string" && typeof item.name === "string") tools.set(item.id, item.name);
+  }
+  const placed = /* @__PURE__ */ new Map([[top, []]]);
+  for (const group of groups.values()) placed.set(group.entry.children, []);
+  for (const row of rows) {
+    const own = row.entry.kind === "subagent" && groups.get(row.item?.id) === row;
+    const parent = own && !nests(
+      /** @type {{item: any, entry: GroupEntry}} */
+      row
+    ) ? void 0 : groupOf(row.item);
+    placed.get(parent ? parent.entry.children : top).push(row.entry.node);
+  }
+  for (const { item, entry } of groups.values()) {
+    entry.setCount(placed.get(entry.children)?.length ?? 0);
+    const call = typeof item.parentToolCallId === "string" ? tools.get(`tool:${item.parentToolCallId}`) : void 0;
+    entry.setParentTool(call ?? null);
+  }
+  return placed;
+}
+function arrange(placed) {
+  for (const [container2, nodes] of placed) {
+    let ref = container2.firstChild;
+    for (const node of nodes) {
+      if (node === ref) ref = node.nextSibling;
+      else container2.insertBefore(node, ref);
+    }
+  }
+}
+
 // src/a2ui-components.js
 var MAX_DEPTH2 = 48;
 var MAX_NODES = 3e3;
-var IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 var INLINE_IMAGE = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/]+={0,2})$/;
-var MAX_IMAGE_CHARS = 2e6;
+var MAX_IMAGE_CHARS2 = 2e6;
 var ICONS = (
   /** @type {Record<string, string>} */
   {
@@ -1872,8 +2227,8 @@ var ICONS = (
     download: "⬇"
   }
 );
-function inlineImage(url) {
-  if (typeof url !== "string" || url.length > MAX_IMAGE_CHARS) return null;
+function inlineImage2(url) {
+  if (typeof url !== "string" || url.length > MAX_IMAGE_CHARS2) return null;
   const m = INLINE_IMAGE.exec(url);
   return m && IMAGE_TYPES.includes(m[1]) ? url : null;
 }
@@ -1964,7 +2319,7 @@ var DRAW = {
       const key = `${textOf(url)}\0${alt}`;
       if (key === shown) return;
       shown = key;
-      const safe = inlineImage(url);
+      const safe = inlineImage2(url);
       if (safe) {
         const img = h("img", { attrs: { alt } });
         img.src = safe;
@@ -2500,6 +2855,10 @@ function render({ model, el }) {
         return activityEntry(item);
       case "a2ui":
         return a2uiEntry(item, env);
+      case "subagent":
+        return subagentEntry(item);
+      case "run-end":
+        return runEndEntry(item);
       default:
         return unknownEntry(item, kind);
     }
@@ -2508,7 +2867,7 @@ function render({ model, el }) {
     const raw = model.get("items");
     const items = Array.isArray(raw) ? raw : [];
     const seen = /* @__PURE__ */ new Set();
-    const order = [];
+    const rows = [];
     items.forEach((item, i) => {
       const kind = isObj(item) && typeof item.kind === "string" ? item.kind : "unknown";
       const id = isObj(item) ? item.id : void 0;
@@ -2528,7 +2887,7 @@ function render({ model, el }) {
         entry = unknownEntry(item, kind);
         entries.set(key, entry);
       }
-      order.push(entry.node);
+      rows.push({ item, entry });
     });
     for (const [key, entry] of entries) {
       if (!seen.has(key)) {
@@ -2537,11 +2896,7 @@ function render({ model, el }) {
         entries.delete(key);
       }
     }
-    let ref = list.firstChild;
-    for (const node of order) {
-      if (node === ref) ref = node.nextSibling;
-      else list.insertBefore(node, ref);
-    }
+    arrange(placeEntries(rows, list));
   };
   const renderStatus = () => {
     const s = asText(model.get("status")) || "idle";

@@ -12,6 +12,7 @@
  */
 import { button, h, nextId } from "./dom.js";
 import { absolute, boolOf, failedChecks, numberOf, resolve, textOf } from "./a2ui.js";
+import { IMAGE_TYPES } from "./image.js";
 import { isObj } from "./util.js";
 
 /** @typedef {import("./a2ui.js").SurfaceModel} SurfaceModel */
@@ -32,8 +33,6 @@ import { isObj } from "./util.js";
 
 export const MAX_DEPTH = 48;
 export const MAX_NODES = 3000;
-/** Raster types an inline image may have (no SVG: it is a document, not a picture). */
-export const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 const INLINE_IMAGE = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/]+={0,2})$/;
 /** Largest inline image drawn (characters of base64). */
 export const MAX_IMAGE_CHARS = 2_000_000;

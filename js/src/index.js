@@ -11,7 +11,9 @@
  * Security: everything in `items`, `state` and `audit` is untrusted text. The front end only builds
  * DOM with createElement + textContent; it never uses innerHTML & co, and never sets href, src,
  * style or on* attributes (the `h()` helper refuses them). Data only ever lands in text nodes,
- * form control values, aria-label and data-* attributes.
+ * form control values, aria-label and data-* attributes. The only `src` is an inline image's
+ * `data:` URL of an allow-listed raster type, checked in image.js (content parts) or
+ * a2ui-components.js (A2UI Image).
  *
  * Stable hooks for browser tests (classes / attributes)
  * ------------------------------------------------------
@@ -21,9 +23,22 @@
  * Item list                 .agui-items; each item .agui-item[data-kind=...][data-item-id=...]
  *   user                    .agui-user
  *   assistant               .agui-assistant (+ .agui-streaming while streaming)
- *   reasoning               details.agui-reasoning (collapsed by default)
+ *   reasoning               details.agui-reasoning (collapsed by default); .agui-encrypted note
+ *                           and .agui-encrypted-mark in the summary when an encrypted value is kept
  *   tool                    .agui-tool[data-status]; .agui-tool-name, .agui-badge[data-status],
- *                           .agui-args (value tree or .agui-args-text), .agui-result
+ *                           .agui-args (value tree or .agui-args-text), .agui-result,
+ *                           .agui-encrypted (an encrypted value kept for the agent)
+ *   content parts           .agui-result > .agui-parts > .agui-part[data-type=text|image|file|unknown]:
+ *                           figure.agui-part-image > img.agui-part-img (src: data: URL built from
+ *                           checked inline base64 only) + figcaption; .agui-part-file[data-kind]
+ *                           (one line); details.agui-part-meta (metadata, collapsed)
+ *   subagent                .agui-subagent[data-status=running|done|suspended|error|unannounced]
+ *                           > details.agui-subagent-details (open) > summary.agui-subagent-head
+ *                           (.agui-subagent-name, .agui-badge, .agui-subagent-description,
+ *                           .agui-subagent-count), .agui-subagent-error, .agui-subagent-parent,
+ *                           .agui-subagent-items (the group's items, nested groups included)
+ *   run-end                 .agui-run-end[data-outcome] (.agui-run-end-head, .agui-usage,
+ *                           li.agui-usage-entry, details.agui-run-end-value)
  *   card                    .agui-card[data-status=pending|sending|done|failed][data-card-id]
  *                           (data-status is the *effective* status: "sending" as soon as a click
  *                           was sent, before Python reports it)
@@ -41,7 +56,8 @@
  * Inside a card
  *   one per interrupt       .agui-interrupt[data-interrupt-id][data-mode=tool|form|free]
  *                           (+ .agui-expired once its expiresAt has passed)
- *   content                 .agui-tool-name, .agui-message, .agui-args, .agui-reissued
+ *   content                 .agui-tool-name, .agui-message, .agui-args, .agui-reissued,
+ *                           .agui-asked-by ("Asked by subagent <name>"), .agui-review (under review)
  *   buttons                 button[data-action=approve|reject|edit|cancel|answer|edit-send|send|retry]
  *                           approve/reject/edit/cancel: per interrupt (tool mode)
  *                           answer: submit of a form / free answer

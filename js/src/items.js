@@ -2,11 +2,13 @@
 /**
  * The plain entries of the item list: user, assistant, reasoning, tool, error, notice, and any
  * kind this front end does not know (shown as JSON text, never dropped). Each entry keeps its
- * node and updates it in place.
+ * node and updates it in place. An encrypted value the server attached (to reasoning or a tool
+ * call) never reaches the view: a muted note says one is kept and sent back.
  */
 import { h } from "./dom.js";
+import { renderParts } from "./parts.js";
 import { longText, renderTree } from "./tree.js";
-import { asText, isObj, safeJson } from "./util.js";
+import { asText, deepEqual, isObj, safeJson } from "./util.js";
 
 /** @typedef {import("./types.js").Entry} Entry */
 /** @typedef {import("./types.js").TreeState} TreeState */
@@ -50,17 +52,28 @@ export function reasoningEntry(item) {
   const node = itemShell("reasoning", item, "agui-reasoning");
   const details = h("details", { cls: "agui-reasoning-details" });
   const live = h("span", { cls: "agui-hint" });
+  const mark = h("span", { cls: "agui-hint agui-encrypted-mark" });
   const text = document.createTextNode("");
-  details.append(h("summary", {}, ["Reasoning", live]), h("div", { cls: "agui-text agui-pre" }, [text]));
+  const body = h("div", { cls: "agui-text agui-pre" }, [text]);
+  const note = h("div", { cls: "agui-note agui-encrypted", text: ENCRYPTED_REASONING });
+  details.append(h("summary", {}, ["Reasoning", live, mark]), body, note);
   node.append(details);
   const update = (/** @type {any} */ it) => {
     const t = asText(it?.text);
     if (text.data !== t) text.data = t;
     live.textContent = it?.streaming === true ? " (thinking…)" : "";
+    const encrypted = it?.encrypted === true;
+    mark.textContent = encrypted ? (t ? " · encrypted part kept" : " · encrypted, kept") : "";
+    note.hidden = !encrypted;
+    body.hidden = encrypted && !t;
   };
   update(item);
   return { node, kind: "reasoning", update, destroy() {} };
 }
+
+export const ENCRYPTED_REASONING =
+  "Part of this reasoning is encrypted: the client keeps it and sends it back to the agent unread; it cannot be shown.";
+export const ENCRYPTED_TOOL = "An encrypted value came with this call: it is kept for the agent and not shown.";
 
 export const TOOL_STATUS_TEXT = /** @type {Record<string, string>} */ ({
   streaming: "receiving arguments…",
@@ -79,12 +92,15 @@ export function toolEntry(item) {
   const args = h("div", { cls: "agui-args" });
   const resultBody = h("div", { cls: "agui-result-body" });
   const result = h("div", { cls: "agui-result" }, [h("div", { cls: "agui-label", text: "Result" }), resultBody]);
-  node.append(h("div", { cls: "agui-tool-head" }, [h("span", { cls: "agui-label", text: "Tool " }), name, " ", badge]), args, result);
+  const sealed = h("div", { cls: "agui-note agui-encrypted", text: ENCRYPTED_TOOL });
+  node.append(h("div", { cls: "agui-tool-head" }, [h("span", { cls: "agui-label", text: "Tool " }), name, " ", badge]), args, result, sealed);
   /** @type {TreeState} */
   const tree = { expanded: new Set() };
   let argsKey = "";
   /** @type {string | null | undefined} */
   let resultKey; // undefined: not rendered yet
+  /** @type {unknown[] | null} */
+  let shownParts = null;
   const update = (/** @type {any} */ it) => {
     const n = asText(it?.name);
     if (name.textContent !== n) name.textContent = n;
@@ -100,6 +116,19 @@ export function toolEntry(item) {
       else if (asText(it?.argsText)) args.replaceChildren(h("div", { cls: "agui-args-text agui-pre" }, [longText(asText(it.argsText), tree, "argsText")]));
       else args.replaceChildren(h("span", { cls: "agui-hint", text: "(no arguments)" }));
     }
+    sealed.hidden = it?.encrypted !== true;
+    // Content parts, when the result is a list of them, replace the text and value forms.
+    if (Array.isArray(it?.resultParts)) {
+      // Compared, not serialised: an inline image is megabytes of base64, and this runs per delta.
+      if (shownParts === null || !deepEqual(shownParts, it.resultParts)) {
+        shownParts = it.resultParts;
+        resultKey = undefined;
+        result.hidden = false;
+        resultBody.replaceChildren(renderParts(it.resultParts));
+      }
+      return;
+    }
+    shownParts = null;
     // A result the server sent as JSON text (resultValue parsed by Python) shows as a value tree.
     const value = it?.resultValue;
     const structured = value !== null && typeof value === "object";

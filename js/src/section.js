@@ -27,6 +27,15 @@ export function reasonLabel(reason) {
   }
 }
 
+/**
+ * The subagent that raised an interrupt, as the card names it (its name, else its run id), or "".
+ * @param {any} it
+ */
+export function subagentLabel(it) {
+  if (typeof it?.subagentRunId !== "string" || !it.subagentRunId) return "";
+  return typeof it.subagentName === "string" && it.subagentName ? it.subagentName : it.subagentRunId;
+}
+
 /** @param {any} it @returns {"tool" | "form" | "free"} */
 export function resolveMode(it) {
   if (it?.mode === "tool" || it?.mode === "free") return it.mode;
@@ -85,16 +94,24 @@ export function buildSection(it, ctx) {
     it?.reissued === true ? h("span", { cls: "agui-badge agui-reissued", text: "re-issued" }) : null,
   ]);
   node.append(head);
+  const askedBy = subagentLabel(it);
+  if (askedBy) node.append(h("div", { cls: "agui-asked-by", text: `Asked by subagent ${askedBy}` }));
   const message = asText(it?.message);
   if (message) node.append(h("div", { cls: "agui-message agui-pre" }, [longText(message, tree, "message")]));
+  const hasArgs = it?.args !== null && it?.args !== undefined;
   if (mode === "tool") {
-    const hasArgs = it?.args !== null && it?.args !== undefined;
     node.append(
       h("div", { cls: "agui-args" }, [
         h("div", { cls: "agui-label", text: "Arguments" }),
         hasArgs ? renderTree(it.args, tree) : h("span", { cls: "agui-hint", text: "(no arguments)" }),
       ]),
     );
+  } else {
+    // A form or a free answer about something (a CrewAI step's output, a call's arguments): show it.
+    if (hasArgs) node.append(h("div", { cls: "agui-args" }, [h("div", { cls: "agui-label", text: toolName ? "Arguments" : "Under review" }), renderTree(it.args, tree)]));
+    if (it?.review !== null && it?.review !== undefined) {
+      node.append(h("div", { cls: "agui-review" }, [h("div", { cls: "agui-label", text: "Under review" }), renderTree(it.review, { expanded: new Set() })]));
+    }
   }
   const expiresAt = parseTime(it?.expiresAt);
   const clock = h("div", { cls: "agui-countdown agui-expiry", attrs: { "aria-live": "polite" } });

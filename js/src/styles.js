@@ -146,6 +146,24 @@ export const CSS = `
 .agui-chat .agui-audit-table { border-collapse: collapse; }
 .agui-chat .agui-audit-table th, .agui-chat .agui-audit-table td { border: 1px solid var(--agui-border); padding: 1px 4px; text-align: left; vertical-align: top; }
 .agui-chat .agui-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+/* Content parts; encrypted values; subagent groups; run ends */
+.agui-chat .agui-parts { display: flex; flex-direction: column; gap: 4px; }
+.agui-chat .agui-part-image { margin: 0; }
+.agui-chat .agui-part-img { display: block; max-width: 100%; max-height: 360px; border: 1px solid var(--agui-border); background: var(--agui-bg); }
+.agui-chat .agui-part-caption { font-size: 0.9em; color: var(--agui-fg0); }
+.agui-chat .agui-part-file { border-left: 2px solid var(--agui-border1); padding-left: 6px; }
+.agui-chat .agui-part-meta, .agui-chat .agui-run-end-value { font-size: 0.9em; }
+.agui-chat .agui-encrypted { font-style: italic; }
+.agui-chat .agui-subagent { border: 1px solid var(--agui-border); border-left: 3px solid var(--agui-brand); padding: 4px 8px; }
+.agui-chat .agui-subagent[data-status=error] { border-left-color: var(--agui-error); }
+.agui-chat .agui-subagent[data-status=suspended] { border-left-color: var(--agui-warn); }
+.agui-chat .agui-subagent-items { display: flex; flex-direction: column; gap: 6px; margin-top: 4px; }
+.agui-chat .agui-badge[data-status=suspended] { color: var(--agui-warn); border-color: var(--agui-warn); }
+.agui-chat .agui-badge[data-status=error] { color: var(--agui-error); border-color: var(--agui-error); }
+.agui-chat .agui-asked-by { font-size: 0.9em; color: var(--agui-fg0); }
+.agui-chat .agui-run-end { border-top: 1px dashed var(--agui-border); border-radius: 0; font-size: 0.9em; }
+.agui-chat .agui-usage { color: var(--agui-fg0); font-variant-numeric: tabular-nums; }
+.agui-chat .agui-usage-entries { margin: 2px 0; padding-left: 1.4em; color: var(--agui-muted); }
 /* Activity messages */
 .agui-chat .agui-activity { border: 1px solid var(--agui-border); background: var(--agui-bg1); }
 .agui-chat .agui-activity-title { font-weight: 600; }

@@ -2,14 +2,17 @@
 /**
  * The view shell: `render({model, el})` builds the status header, the item list, the state and
  * the audit; it reconciles the item list by key (kind + id) so a streaming update never replaces
- * a node with focus, typed text or open sections in it; it routes acks to the card that sent.
+ * a node with focus, typed text or open sections in it, and puts a subagent's items in its group
+ * (subagents.js); it routes acks to the card that sent.
  */
 import { activityEntry } from "./activity.js";
 import { renderAudit } from "./audit.js";
 import { cardEntry } from "./card.js";
 import { h } from "./dom.js";
 import { assistantEntry, errorEntry, noticeEntry, reasoningEntry, toolEntry, unknownEntry, userEntry } from "./items.js";
+import { runEndEntry } from "./runend.js";
 import { CSS } from "./styles.js";
+import { arrange, placeEntries, subagentEntry } from "./subagents.js";
 import { a2uiEntry } from "./surface.js";
 import { followPageLook } from "./theme.js";
 import { createTicker } from "./ticker.js";
@@ -89,6 +92,10 @@ export function render({ model, el }) {
         return activityEntry(item);
       case "a2ui":
         return a2uiEntry(item, env);
+      case "subagent":
+        return subagentEntry(item);
+      case "run-end":
+        return runEndEntry(item);
       default:
         return unknownEntry(item, kind);
     }
@@ -98,8 +105,8 @@ export function render({ model, el }) {
     const raw = model.get("items");
     const items = Array.isArray(raw) ? raw : [];
     const seen = new Set();
-    /** @type {HTMLElement[]} */
-    const order = [];
+    /** @type {Array<{item: any, entry: Entry}>} */
+    const rows = [];
     items.forEach((item, i) => {
       const kind = isObj(item) && typeof item.kind === "string" ? item.kind : "unknown";
       const id = isObj(item) ? item.id : undefined;
@@ -119,7 +126,7 @@ export function render({ model, el }) {
         entry = unknownEntry(item, kind);
         entries.set(key, entry);
       }
-      order.push(entry.node);
+      rows.push({ item, entry });
     });
     for (const [key, entry] of entries) {
       if (!seen.has(key)) {
@@ -129,11 +136,7 @@ export function render({ model, el }) {
       }
     }
     // Move only what is out of place: moving a node would drop focus inside it.
-    let ref = list.firstChild;
-    for (const node of order) {
-      if (node === ref) ref = node.nextSibling;
-      else list.insertBefore(node, ref);
-    }
+    arrange(placeEntries(rows, list));
   };
 
   const renderStatus = () => {

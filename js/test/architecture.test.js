@@ -8,10 +8,10 @@ const SRC = resolve(import.meta.dirname, "../src");
 /** @type {Record<string, number>} */
 const RANK = {
   types: 0, util: 0, dom: 0, ticker: 0, styles: 0, theme: 0,
-  tree: 1, schema: 1, a2ui: 1,
-  forms: 2, diff: 2, items: 2, audit: 2, "a2ui-components": 2,
-  editor: 3, activity: 3, surface: 3,
-  section: 4,
+  tree: 1, schema: 1, a2ui: 1, image: 1,
+  forms: 2, diff: 2, audit: 2, "a2ui-components": 2, parts: 2,
+  editor: 3, items: 3,
+  activity: 4, surface: 4, section: 4, subagents: 4, runend: 4,
   card: 5,
   view: 6,
   index: 7,
@@ -52,6 +52,11 @@ describe("the rooms of the front end", () => {
   it(`are each at most ${MAX_LINES} lines`, () => {
     const long = rooms.filter((r) => r.text.split("\n").length > MAX_LINES).map((r) => r.name);
     expect(long).toEqual([]);
+  });
+
+  it("set an image source in two rooms only, each behind its inline-image check", () => {
+    const setters = rooms.filter((r) => /\.src\s*=|setAttribute\(\s*["']src/.test(r.text)).map((r) => r.name);
+    expect(setters.sort()).toEqual(["a2ui-components", "image"]);
   });
 
   it("never turn data into markup", () => {

@@ -117,4 +117,7 @@ function fieldInputOrJson(root) {
   return /** @type {HTMLTextAreaElement} */ (root.querySelector(".agui-edit textarea.agui-json"));
 }
 
-export { fakeModel, mount, toolInterrupt, card, btn, btns, type, fieldInput, visibleText, fieldInputOrJson };
+/** A 1x1 PNG, base64. */
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+export { PNG, fakeModel, mount, toolInterrupt, card, btn, btns, type, fieldInput, visibleText, fieldInputOrJson };

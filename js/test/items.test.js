@@ -27,6 +27,24 @@ describe("entries", () => {
     expect(r.node.querySelector("summary")?.textContent).toBe("Reasoning (thinking…)");
   });
 
+  it("reasoning with an encrypted value stays collapsed and says the value is kept, even with no text", () => {
+    const r = reasoningEntry({ id: "r", text: "Summary only.", streaming: false, encrypted: false });
+    const details = /** @type {HTMLDetailsElement} */ (r.node.querySelector("details"));
+    const note = /** @type {HTMLElement} */ (r.node.querySelector(".agui-encrypted"));
+    expect(note.hidden).toBe(true);
+    expect(r.node.querySelector("summary")?.textContent).toBe("Reasoning");
+    r.update({ id: "r", text: "Summary only.", streaming: false, encrypted: true });
+    expect(details.open).toBe(false);
+    expect(r.node.querySelector("summary")?.textContent).toBe("Reasoning · encrypted part kept");
+    expect(note.hidden).toBe(false);
+    expect(note.textContent).toContain("the client keeps it");
+    expect(note.textContent).toContain("sends it back to the agent unread");
+    const only = reasoningEntry({ id: "r2", text: "", streaming: false, encrypted: true });
+    expect(only.node.querySelector("summary")?.textContent).toBe("Reasoning · encrypted, kept");
+    expect(/** @type {HTMLElement} */ (only.node.querySelector(".agui-text")).hidden).toBe(true);
+    expect(/** @type {HTMLDetailsElement} */ (only.node.querySelector("details")).open).toBe(false);
+  });
+
   it("a JSON-encoded result (resultValue) shows as a value tree, not a quoted string", () => {
     const t = toolEntry({ id: "t", name: "lookup", args: {}, argsText: "{}", result: '{"balance": 1200}', resultValue: { balance: 1200 }, status: "done" });
     expect(t.node.querySelector(".agui-result th")?.textContent).toBe("balance");

@@ -139,8 +139,16 @@ describe("untrusted text", () => {
   });
 
   it("survives malformed items", () => {
-    const { el } = mount({ items: [null, 42, "text", { kind: "card" }, { kind: "tool" }, { kind: "card", id: "x", interrupts: [null, { id: 5 }] }] });
-    expect(el.querySelectorAll(".agui-item").length).toBe(6);
+    const { el } = mount({
+      items: [
+        null, 42, "text", { kind: "card" }, { kind: "tool" }, { kind: "card", id: "x", interrupts: [null, { id: 5 }] },
+        { kind: "subagent" }, { kind: "subagent", id: 7, subagent: 7 }, { kind: "run-end", usage: 5, totals: "x", metadata: 3 },
+        { kind: "tool", id: "p", resultParts: [null, 4, { type: "image", data: 5 }], encrypted: "yes" }, { kind: "reasoning", encrypted: 1 },
+        { kind: "assistant", id: "g", subagent: { not: "a string" } },
+      ],
+    });
+    expect(el.querySelectorAll(".agui-item").length).toBe(12);
+    expect(el.querySelectorAll(".agui-items > .agui-item").length).toBe(12);
     assertInert(el);
   });
 });
