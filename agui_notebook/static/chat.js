@@ -2111,7 +2111,7 @@ function subagentEntry(item) {
     badge.textContent = SUBAGENT_STATUS_TEXT[status] ?? status;
     badge.hidden = !status;
     const d = typeof it?.description === "string" ? it.description : "";
-    description.textContent = d ? ` ${d}` : "";
+    description.textContent = d ? ` · ${d}` : "";
     const e = typeof it?.error === "string" ? it.error : "";
     error.textContent = e;
     error.hidden = !e;

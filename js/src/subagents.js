@@ -65,7 +65,7 @@ export function subagentEntry(item) {
     badge.textContent = SUBAGENT_STATUS_TEXT[status] ?? status;
     badge.hidden = !status;
     const d = typeof it?.description === "string" ? it.description : "";
-    description.textContent = d ? ` ${d}` : "";
+    description.textContent = d ? ` · ${d}` : "";
     const e = typeof it?.error === "string" ? it.error : "";
     error.textContent = e;
     error.hidden = !e;

@@ -44,7 +44,7 @@ describe("subagent groups in the view", () => {
     const a = groupBox(el, "A");
     const details = /** @type {HTMLDetailsElement} */ (a.querySelector("details"));
     expect(details.open).toBe(true);
-    expect(a.querySelector("summary")?.textContent).toBe("Subagent payments running… The payments specialist · 4 items");
+    expect(a.querySelector("summary")?.textContent).toBe("Subagent payments running… · The payments specialist · 4 items");
     expect(a.querySelector(".agui-subagent-parent")?.textContent).toBe("Started by the tool call delegate (call-1)");
     expect(a.querySelectorAll("a").length).toBe(0);
     expect(groupBox(el, "C").querySelector(".agui-subagent-parent")?.hidden).toBe(true);

@@ -145,6 +145,25 @@ ITEMS = [
     {"kind": "error", "id": "e", "title": "The agent reported an error",
      "message": "[DEMO_ERROR] it failed", "hint": "Try again."},
     {"kind": "notice", "id": "n", "text": "The run was aborted."},
+    # AG-UI 1.1 in the cell: subagent groups, content parts, an encrypted value, the run's end.
+    {"kind": "subagent", "id": "subagent:s1", "subagentRunId": "s1", "name": "payments",
+     "description": "The payments specialist", "parentSubagentRunId": None,
+     "parentToolCallId": None, "status": "suspended", "error": None, "subagent": None},
+    {"kind": "tool", "id": "tool:p1", "name": "get_statement", "args": {"account": "1"},
+     "argsText": "", "result": "", "resultValue": None, "status": "done", "subagent": "s1",
+     "encrypted": True, "resultParts": [
+         {"type": "file", "kind": "document", "label": "Statement", "mimeType": "text/csv",
+          "source": "data", "location": None, "provider": None, "bytes": 77, "note": None,
+          "metadata": None}]},
+    {"kind": "subagent", "id": "subagent:s2", "subagentRunId": "s2", "name": "research",
+     "description": None, "parentSubagentRunId": None, "parentToolCallId": None,
+     "status": "error", "error": "The research subagent failed: quota exceeded", "subagent": None},
+    {**card("card-sub", "pending"), "interrupts": [
+        {**interrupt("int-sub"), "subagentRunId": "s1", "subagentName": "payments"}]},
+    {"kind": "run-end", "id": "run-end:r1", "runId": "r1", "outcome": "success",
+     "usage": [{"provider": "openai", "model": "gpt-x", "inputTokens": 1200, "outputTokens": 300}],
+     "totals": {"inputTokens": 1200, "outputTokens": 300, "totalTokens": None},
+     "metadata": {"trace": "abc"}, "result": None},
 ]  # fmt: skip
 
 # What each colour says, and where it is drawn.
@@ -165,6 +184,16 @@ TEXTS = {
     "error item title": ".agui-error-item .agui-error-title",
     "error item message": ".agui-error-item .agui-error",
     "notice (muted)": ".agui-notice",
+    "subagent name": '.agui-subagent[data-status="suspended"] .agui-subagent-name',
+    "subagent suspended (warning)": '.agui-subagent[data-status="suspended"] .agui-subagent-head .agui-badge',
+    "subagent description (muted)": ".agui-subagent-description",
+    "subagent error (error)": '.agui-subagent[data-status="error"] .agui-subagent-error',
+    "content part line": '[data-item-id="tool:p1"] .agui-part-file .agui-pre',
+    "encrypted value note (muted)": '[data-item-id="tool:p1"] .agui-encrypted',
+    "asked by subagent": '[data-card-id="card-sub"] .agui-asked-by',
+    "run end (muted)": ".agui-run-end .agui-label",
+    "run end tokens": ".agui-run-end .agui-usage",
+    "usage row (muted)": ".agui-usage-entry",
 }
 
 
