@@ -29,7 +29,6 @@ from ag_ui.core import (
     FunctionCall,
     Interrupt,
     Message,
-    MessagesSnapshotEvent,
     ReasoningEndEvent,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
@@ -165,7 +164,9 @@ class RunScript:
             self.steps.append(StateDeltaEvent(delta=json.loads(json.dumps(patch)), **self._tag()))
 
     def messages_snapshot(self, messages: Sequence[Message]) -> None:
-        self.steps.append(MessagesSnapshotEvent(messages=list(messages)))
+        # As 1.1 messages: a tool message's content may be a list of parts (ag_ui.core says str).
+        wire = [_wire.as_message(m) for m in messages]
+        self.steps.append(_wire.MessagesSnapshot(messages=wire))
 
     # --- content ------------------------------------------------------------------------------
 

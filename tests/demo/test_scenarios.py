@@ -591,3 +591,18 @@ def test_private_reasoning_carries_an_encrypted_value_and_counts_returns(agent: 
     data["runId"] = "run-3"
     third = Run.from_steps(agent.run(type(run_input("t", "x")).model_validate(data), now=NOW))
     assert "returned intact: 0 of 2" in third.text
+
+
+def test_a_resume_snapshot_carries_earlier_content_parts_as_parts(agent: DemoAgent) -> None:
+    """The MESSAGES_SNAPSHOT a resume sends holds the statement's tool message with its list of
+    parts: it is serialized as a 1.1 message (no "expected str" warning, nothing rewritten)."""
+    import warnings
+
+    (statement,) = say(agent, "t", "show my statement").of_type("TOOL_CALL_RESULT")
+    (interrupt,) = say(agent, "t", TRANSFER, run_id="run-2").interrupts
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # pydantic warns when a model does not fit its field
+        after = resume(agent, "t", [resolved(interrupt["id"], {"approved": True})], "run-3")
+    (snapshot,) = after.of_type("MESSAGES_SNAPSHOT")
+    [tool] = [m for m in snapshot["messages"] if m.get("toolCallId") == statement["toolCallId"]]
+    assert tool["role"] == "tool" and tool["content"] == statement["content"]
