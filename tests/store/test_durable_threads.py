@@ -259,13 +259,13 @@ async def test_an_interrupt_raised_again_after_a_restore_is_still_flagged(
 
     it1 = interrupt("i1", toolCallId="c1")
     server = ScriptedServer(approval_run(it1), ok_run())
-    thread = server.agent().thread()
+    thread = server.agent(store=store_path).thread()
     await thread.run("Transfer $500 to bob")
     assert (await thread.resume(approve())).outcome == "success"
 
     # A new session; the server (wrongly) raises the answered interrupt on the next run.
     server.add(sse(run_started(run_id="r3"), run_finished(run_id="r3", outcome=interrupted(it1))))
-    restored = server.agent().thread(thread.id)
+    restored = server.agent(store=store_path).thread(thread.id)
     result = await restored.run("and now?")
     assert result.interrupts[0].reissued is True
     assert any("again after it was answered" in w for w in result.warnings)
