@@ -25,7 +25,10 @@ output updates (docs/front-ends.md). Where nothing can show a card and no policy
 from __future__ import annotations
 
 import asyncio
+import uuid
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -39,14 +42,23 @@ from ._errors import (
     NobodyCanClick,
     NothingPending,
     ResumeRefused,
+    RunAborted,
     ThreadBusy,
 )
 from ._events import type_of
 from ._interrupts import PendingInterrupt
-from ._items import ItemList, card_interrupt, summarize_arguments
+from ._items import ItemList, card_interrupt
 from ._surfaces import MAX_FOLLOW_UPS, SurfaceActions
 from ._thread import RunResult, RunStream, Thread
-from ._waiting import CellRun, KernelSupport, call_in_loop, current_cell_id, kernel_support
+from ._transcript import audit_line
+from ._waiting import (
+    CellRun,
+    KernelSupport,
+    call_in_loop,
+    current_cell_id,
+    kernel_support,
+    update_shown,
+)
 from ._waiting import show as display_widget
 from ._widgets import (
     A2UIActionMessage,
@@ -96,21 +108,6 @@ class ChatResult(RunResult):
         for record in self.decisions:
             lines.append("  " + audit_line(record))
         return "\n".join(lines)
-
-
-def audit_line(record: dict[str, Any]) -> str:
-    """One decision as deterministic text: ``transfer_money(amount=500) -> approve (by you)``."""
-    subject = record.get("tool") or record.get("action") or record.get("reason") or "interrupt"
-    call = f"{subject}({summarize_arguments(record.get('arguments'), 80)})"
-    decision = record["decision"]
-    changes = record.get("changes")
-    if changes:
-        decision += " " + ", ".join(f"{k}={new!r}" for k, (_, new) in changes.items())
-    if record.get("rejectReason"):
-        decision += f" {record['rejectReason']!r}"
-    return (
-        f"{call} -> {decision} (by {record['decidedBy']}) => {record.get('outcome') or 'pending'}"
-    )
 
 
 @dataclass
@@ -199,24 +196,31 @@ class Chat:
         """Send ``message``, answer interrupts as they come, and return the final result."""
         self._loop = asyncio.get_running_loop()
         view = self._view_for_this_cell()
-        items: ItemList = view.item_list
-        if isinstance(message, str):
-            items.add_user(message)
-        start = len(self.audit)
-        self.surfaces.begin_turn(view)  # a surface click made during this turn continues in it
-        try:
-            result = await self._stream(view, self.thread.stream(message, **options))
-        except BaseException:
-            self.surfaces.end_turn(view)
-            raise
-        if result.outcome == "interrupt" and self._needs_background(result.interrupts):
-            # A click reaches Python only once this cell ends: return now and let the card's
-            # decision resume the thread in the background (docs/front-ends.md).
-            self.background = asyncio.ensure_future(self._finish(view, result, start))
-            return self._result(result, start)
-        final = await self._finish(view, result, start)
-        self.background = None  # an earlier turn in the background has ended: this one is latest
-        return final
+        with _turn(view):
+            items: ItemList = view.item_list
+            if isinstance(message, str):
+                items.add_user(message)
+            start = len(self.audit)
+            self.surfaces.begin_turn(view)  # a surface click made during this turn continues in it
+            try:
+                result = await self._stream(view, self.thread.stream(message, **options))
+            except BaseException:
+                self.surfaces.end_turn(view)
+                raise
+            if result.outcome == "interrupt" and self._needs_background(result.interrupts):
+                # A click reaches Python only once this cell ends: return now and let the card's
+                # decision resume the thread in the background (docs/front-ends.md).
+                self.background = asyncio.ensure_future(self._background(view, result, start))
+                return self._result(result, start)
+            final = await self._finish(view, result, start)
+            self.background = (
+                None  # an earlier turn in the background has ended: this one is latest
+            )
+            return final
+
+    async def _background(self, view: ChatView, result: RunResult, start: int) -> ChatResult:
+        with _turn(view):
+            return await self._finish(view, result, start)
 
     async def _finish(self, view: ChatView, result: RunResult, start: int) -> ChatResult:
         """Answer interrupts and take surface actions until the turn rests; then end it."""
@@ -236,6 +240,7 @@ class Chat:
         finally:
             self.surfaces.end_turn(view)
         view.status = "idle"
+        view.outcome = result.outcome
         final = self._result(result, start)
         if final.timed_out:
             warnings.warn(final.warnings[-1], UserWarning, stacklevel=2)
@@ -689,7 +694,10 @@ class Chat:
         view = ChatView(on_message=self._on_front_message)
         self.views.append(view)
         if show:
-            display_widget(view)
+            # With a display id, so the turn's end can update the text forms in place.
+            view.display_id = f"agui-chat-{uuid.uuid4().hex}"
+            if not display_widget(view, display_id=view.display_id):
+                view.display_id = None
         return view
 
     def _new_card(self, view: ChatView, interrupts: list[PendingInterrupt]) -> _Card:
@@ -874,17 +882,41 @@ class Chat:
             {pending[0].id: decisions} if isinstance(decisions, Decision) else dict(decisions)
         )
         view = self._view_for_this_cell()
-        card = self._new_card(view, pending)
-        start = len(self.audit)
-        self._record_decisions(card, by_id, "you")
-        run = self.thread.stream(resume=decisions)
-        run.decided_by = "you"
-        result = await self._stream(view, run)
-        self._set_outcome(card, result.outcome)
-        self._card_state(card, status="done", error=None)
-        while result.outcome == "interrupt":
-            result = await self._settle(view, result.interrupts)
-        return ChatResult(**_fields(result), decisions=self.audit[start:])
+        with _turn(view):
+            card = self._new_card(view, pending)
+            start = len(self.audit)
+            self._record_decisions(card, by_id, "you")
+            run = self.thread.stream(resume=decisions)
+            run.decided_by = "you"
+            result = await self._stream(view, run)
+            self._set_outcome(card, result.outcome)
+            self._card_state(card, status="done", error=None)
+            while result.outcome == "interrupt":
+                result = await self._settle(view, result.interrupts)
+            view.status = "idle"
+            view.outcome = result.outcome
+            return ChatResult(**_fields(result), decisions=self.audit[start:])
+
+
+@contextmanager
+def _turn(view: ChatView) -> Iterator[None]:
+    """A turn on ``view``: how it ended, and its display brought up to date at the end.
+
+    The display's text/plain and text/html are what a saved notebook, nbconvert and nbval see,
+    so they must be the final state, not the first frame (the widget itself updates live).
+    """
+    view.outcome = None
+    try:
+        yield
+    except (asyncio.CancelledError, RunAborted):
+        view.outcome = "aborted"
+        raise
+    except Exception:
+        view.outcome = "error"
+        raise
+    finally:
+        if view.display_id is not None:
+            update_shown(view, view.display_id)
 
 
 def _fields(result: RunResult) -> dict[str, Any]:

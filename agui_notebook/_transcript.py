@@ -404,7 +404,7 @@ def _blocks(items: Iterable[Any]) -> list[Block]:
 
 def audit_line(record: dict[str, Any]) -> str:
     """One decision as deterministic text: ``transfer_money(amount=500) -> approve (by you)``."""
-    subject = record.get("tool") or record.get("reason") or "interrupt"
+    subject = record.get("tool") or record.get("action") or record.get("reason") or "interrupt"
     call = f"{subject}({summarize_arguments(record.get('arguments'), 80)})"
     decision = record["decision"]
     changes = record.get("changes")

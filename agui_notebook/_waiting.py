@@ -166,8 +166,13 @@ def _takes_channel(kernel: Any) -> bool:
 _colab_widgets: list[bool] = []  # set once per process: whether Colab's manager is on
 
 
-def show(widget: Any, support: KernelSupport | None = None) -> bool:
-    """Display ``widget`` in the running cell's output; False where nothing can show it."""
+def show(
+    widget: Any, support: KernelSupport | None = None, *, display_id: str | None = None
+) -> bool:
+    """Display ``widget`` in the running cell's output; False where nothing can show it.
+
+    With a ``display_id`` a Jupyter output can be updated in place later (:func:`update_shown`).
+    """
     support = support or kernel_support()
     if support.kind == "marimo":
         import marimo
@@ -180,8 +185,25 @@ def show(widget: Any, support: KernelSupport | None = None) -> bool:
         enable_colab_widgets()
     from IPython.display import display
 
-    display(widget)  # type: ignore[no-untyped-call]
+    if display_id is None:
+        display(widget)  # type: ignore[no-untyped-call]
+    else:
+        display(widget, display_id=display_id)  # type: ignore[no-untyped-call]
     return True
+
+
+def update_shown(widget: Any, display_id: str, support: KernelSupport | None = None) -> None:
+    """Send ``widget``'s display again to the output :func:`show` gave ``display_id``.
+
+    Front ends replace that output (wherever it is) with the new mime bundle; marimo redraws its
+    outputs itself, and outside a kernel nothing was shown.
+    """
+    support = support or kernel_support()
+    if support.kind == "marimo" or not support.in_kernel:
+        return
+    from IPython.display import update_display
+
+    update_display(widget, display_id=display_id)  # type: ignore[no-untyped-call]
 
 
 def enable_colab_widgets() -> bool:

@@ -20,6 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ._items import ItemList
 from ._static import chat_js_path
+from ._transcript import transcript_text
+from ._transcript_html import transcript_html
 
 __all__ = [
     "A2UIActionMessage",
@@ -117,6 +119,8 @@ class ChatView(anywidget.AnyWidget):
     """idle | running | waiting | sending | error."""
     audit: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
     """Decisions made in this turn (plain records; saved with the notebook's widget state)."""
+    outcome = traitlets.Unicode(None, allow_none=True).tag(sync=True)
+    """How the turn ended: success | cancelled | interrupt | error | aborted; None until then."""
 
     #: At most this many state pushes per second while streaming (text deltas are coalesced).
     max_updates_per_second = 30.0
@@ -130,10 +134,33 @@ class ChatView(anywidget.AnyWidget):
         self.item_list = ItemList()
         self.pending_state: Any = None
         self.flush_scheduled = False
+        #: The display id Chat showed this view with, to update that output when a turn ends.
+        self.display_id: str | None = None
 
     def __repr__(self) -> str:
-        # Deterministic (no ids, no addresses): nbval compares the text/plain of widget outputs.
+        # Deterministic (no ids, no addresses); the display's text/plain is the transcript.
         return "ChatView()"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The widget, plus the static text and HTML that viewers without a kernel show."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is None:
+            return None
+        data, metadata = bundle
+        return {**data, **self.static_bundle()}, metadata
+
+    def static_bundle(self) -> dict[str, str]:
+        """``text/plain`` (a deterministic transcript) and ``text/html`` (the same, inert)."""
+        view = {
+            "state": self.state,
+            "audit": self.audit,
+            "status": self.status,
+            "outcome": self.outcome,
+        }
+        return {
+            "text/plain": transcript_text(self.items, **view),
+            "text/html": transcript_html(self.items, **view),
+        }
 
     def _handle_custom_msg(self, *args: Any) -> None:
         """ipywidgets' entry point for a ``model.send`` from the front end: ``(content, buffers)``.

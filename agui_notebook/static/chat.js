@@ -1555,8 +1555,8 @@ function cardEntry(item, env) {
   node.dataset.cardId = asText(item?.id);
   const title = h("span", { cls: "agui-card-title" });
   const spinner = h("span", { cls: "agui-spinner", attrs: { "aria-hidden": "true" } });
-  const statusText = h("span", {});
-  const statusLine = h("span", { cls: "agui-card-status", attrs: { "aria-live": "polite" } }, [spinner, statusText]);
+  const statusText2 = h("span", {});
+  const statusLine = h("span", { cls: "agui-card-status", attrs: { "aria-live": "polite" } }, [spinner, statusText2]);
   const interruptsBox = h("div", { cls: "agui-interrupts" });
   const timeoutLine = h("div", { cls: "agui-countdown agui-timeout", attrs: { "aria-live": "polite" } });
   const sendAll = button("Send decisions", "send", "Send decisions", "agui-primary");
@@ -1692,7 +1692,7 @@ function cardEntry(item, env) {
     });
     sendAll.disabled = !pending || !draftsOk;
     spinner.hidden = effective !== "sending";
-    statusText.textContent = effective === "sending" ? "sending…" : effective === "pending" ? multi ? `${decidedCount} of ${ordered.length} decided` : "" : effective === "done" ? `done${card?.decidedBy ? ` (decided by ${asText(card.decidedBy)})` : ""}` : effective === "failed" ? "failed" : effective;
+    statusText2.textContent = effective === "sending" ? "sending…" : effective === "pending" ? multi ? `${decidedCount} of ${ordered.length} decided` : "" : effective === "done" ? `done${card?.decidedBy ? ` (decided by ${asText(card.decidedBy)})` : ""}` : effective === "failed" ? "failed" : effective;
     const err = card?.error;
     cardError.hidden = !(status === "failed" && err);
     cardError.replaceChildren();
@@ -2807,13 +2807,27 @@ var RUN_STATUS_TEXT = (
     error: "error"
   }
 );
+var RUN_OUTCOME_TEXT = (
+  /** @type {Record<string, string>} */
+  {
+    success: "finished",
+    cancelled: "finished: cancelled by the agent",
+    interrupt: "stopped: questions left unanswered",
+    error: "stopped: error",
+    aborted: "stopped: aborted"
+  }
+);
+function statusText(status, outcome) {
+  if (status === "idle" && outcome) return RUN_OUTCOME_TEXT[outcome] ?? `finished: ${outcome}`;
+  return RUN_STATUS_TEXT[status] ?? status;
+}
 function render({ model, el }) {
   const root = h("div", { cls: "agui-chat" });
   const style = h("style");
   style.textContent = CSS2;
   const statusSpinner = h("span", { cls: "agui-spinner", attrs: { "aria-hidden": "true" } });
-  const statusText = h("span", {});
-  const status = h("div", { cls: "agui-status", attrs: { role: "status" } }, [statusSpinner, statusText]);
+  const statusLabel = h("span", {});
+  const status = h("div", { cls: "agui-status", attrs: { role: "status" } }, [statusSpinner, statusLabel]);
   const list = h("div", { cls: "agui-items" });
   const stateBody = h("div", { cls: "agui-state-body" });
   const stateBox = h("details", { cls: "agui-state" }, [h("summary", { text: "State" }), stateBody]);
@@ -2902,7 +2916,7 @@ function render({ model, el }) {
     const s = asText(model.get("status")) || "idle";
     status.dataset.status = s;
     statusSpinner.hidden = !(s === "running" || s === "sending");
-    statusText.textContent = RUN_STATUS_TEXT[s] ?? s;
+    statusLabel.textContent = statusText(s, asText(model.get("outcome")));
   };
   const renderState = () => {
     const s = model.get("state");
@@ -2931,12 +2945,14 @@ function render({ model, el }) {
   renderAuditBox();
   model.on("change:items", renderItems);
   model.on("change:status", renderStatus);
+  model.on("change:outcome", renderStatus);
   model.on("change:state", renderState);
   model.on("change:audit", renderAuditBox);
   model.on("msg:custom", onMsg);
   return () => {
     model.off("change:items", renderItems);
     model.off("change:status", renderStatus);
+    model.off("change:outcome", renderStatus);
     model.off("change:state", renderState);
     model.off("change:audit", renderAuditBox);
     model.off("msg:custom", onMsg);

@@ -32,6 +32,22 @@ export const RUN_STATUS_TEXT = /** @type {Record<string, string>} */ ({
   error: "error",
 });
 
+/** How a turn ended (the `outcome` trait), shown once the view is idle; same words as the
+ * static transcript (agui_notebook/_transcript.py). */
+export const RUN_OUTCOME_TEXT = /** @type {Record<string, string>} */ ({
+  success: "finished",
+  cancelled: "finished: cancelled by the agent",
+  interrupt: "stopped: questions left unanswered",
+  error: "stopped: error",
+  aborted: "stopped: aborted",
+});
+
+/** @param {string} status @param {string} outcome */
+export function statusText(status, outcome) {
+  if (status === "idle" && outcome) return RUN_OUTCOME_TEXT[outcome] ?? `finished: ${outcome}`;
+  return RUN_STATUS_TEXT[status] ?? status;
+}
+
 /**
  * @param {{model: Model, el: HTMLElement}} props
  * @returns {() => void} cleanup
@@ -41,8 +57,8 @@ export function render({ model, el }) {
   const style = h("style");
   style.textContent = CSS;
   const statusSpinner = h("span", { cls: "agui-spinner", attrs: { "aria-hidden": "true" } });
-  const statusText = h("span", {});
-  const status = h("div", { cls: "agui-status", attrs: { role: "status" } }, [statusSpinner, statusText]);
+  const statusLabel = h("span", {});
+  const status = h("div", { cls: "agui-status", attrs: { role: "status" } }, [statusSpinner, statusLabel]);
   const list = h("div", { cls: "agui-items" });
   const stateBody = h("div", { cls: "agui-state-body" });
   const stateBox = h("details", { cls: "agui-state" }, [h("summary", { text: "State" }), stateBody]);
@@ -143,7 +159,7 @@ export function render({ model, el }) {
     const s = asText(model.get("status")) || "idle";
     status.dataset.status = s;
     statusSpinner.hidden = !(s === "running" || s === "sending");
-    statusText.textContent = RUN_STATUS_TEXT[s] ?? s;
+    statusLabel.textContent = statusText(s, asText(model.get("outcome")));
   };
 
   const renderState = () => {
@@ -177,6 +193,7 @@ export function render({ model, el }) {
   renderAuditBox();
   model.on("change:items", renderItems);
   model.on("change:status", renderStatus);
+  model.on("change:outcome", renderStatus);
   model.on("change:state", renderState);
   model.on("change:audit", renderAuditBox);
   model.on("msg:custom", onMsg);
@@ -184,6 +201,7 @@ export function render({ model, el }) {
   return () => {
     model.off("change:items", renderItems);
     model.off("change:status", renderStatus);
+    model.off("change:outcome", renderStatus);
     model.off("change:state", renderState);
     model.off("change:audit", renderAuditBox);
     model.off("msg:custom", onMsg);

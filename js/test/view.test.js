@@ -81,6 +81,22 @@ describe("rendering items", () => {
     expect(el.querySelector(".agui-status .agui-spinner")?.hasAttribute("hidden")).toBe(true);
   });
 
+  it("says how the turn ended once the view is idle, in the static transcript's words", () => {
+    const { el, model } = mount({ status: "running", outcome: null });
+    const header = () => el.querySelector(".agui-status")?.textContent;
+    expect(header()).toBe("running…");
+    model.set("status", "idle");
+    expect(header()).toBe("idle");
+    model.set("outcome", "success");
+    expect(header()).toBe("finished");
+    model.set("outcome", "aborted");
+    expect(header()).toBe("stopped: aborted");
+    model.set("outcome", "something-new");
+    expect(header()).toBe("finished: something-new");
+    model.set("status", "running"); // a new turn: the header follows the status again
+    expect(header()).toBe("running…");
+  });
+
   it("buttons are real buttons with aria-labels naming the tool; the countdown is aria-live", () => {
     const t = Date.now() + 60_000;
     const { el } = mount({ items: [card({ interrupts: [toolInterrupt({ expiresAt: new Date(t).toISOString() })] })] });

@@ -316,6 +316,14 @@ def test_quickstart_approve(server: JupyterServer, open_session: Any, page: Page
     expect(card.locator(".agui-decision")).to_contain_text("approved by you")
     # The cell's value: the final result, with the decision line.
     expect(output).to_contain_text("by you", timeout=WAIT_MS)
+    # The turn's end updated the display in place (its text forms are now the final ones): it is
+    # still the live widget, not the static HTML the output also carries, and the card kept its
+    # state.
+    expect(output.locator(".agui-chat")).to_have_count(1)
+    expect(output.locator(".agui-static")).to_have_count(0)
+    expect(card).to_have_attribute("data-status", "done")
+    expect(card.locator(".agui-decision")).to_contain_text("approved by you")
+    expect(output.locator(".agui-status").first).to_have_text("finished")
     if server.kind == "lab":
         shot(card, "card-done")
 

@@ -378,7 +378,8 @@ def test_view_repr_is_deterministic_for_nbval() -> None:
     assert repr(ChatView()) == "ChatView()"
     bundle = ChatView()._repr_mimebundle_()
     data = bundle[0] if isinstance(bundle, tuple) else bundle
-    assert data["text/plain"] == "ChatView()"
+    # The display's text form is the transcript (tests/widgets/test_static_forms.py).
+    assert data["text/plain"] == "Status: idle"
 
 
 async def test_streamed_updates_are_coalesced() -> None:
