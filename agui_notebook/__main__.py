@@ -2,7 +2,7 @@
 
 agui-notebook                      version and the list of subcommands
 agui-notebook demo-server --port 8000
-agui-notebook notebooks --reexecute [PATHS...]
+agui-notebook notebooks --reexecute [PATHS...] [--widget-state]
 agui-notebook threads [--pending] [--store PATH]
 agui-notebook audit export --format jsonl|csv [--store PATH]
 agui-notebook audit verify [--store PATH]
@@ -80,6 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     books.add_argument("paths", nargs="*", help="notebooks (default: notebooks/*.ipynb)")
     books.add_argument("--policy", default="approve", help="AGUI_NOTEBOOK_POLICY (default approve)")
     books.add_argument("--timeout", type=int, default=120, help="seconds per cell (default 120)")
+    books.add_argument(
+        "--widget-state",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="also save widget references and state (default: chat views as static text+HTML)",
+    )
     from agui_notebook._store_cli import add_store_commands
 
     add_store_commands(commands)
@@ -108,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agui_notebook._notebooks import main as notebooks_main
 
         forwarded = [*args.paths, "--policy", args.policy, "--timeout", str(args.timeout)]
+        if args.widget_state:
+            forwarded.append("--widget-state")
         return notebooks_main(forwarded)
     if args.command in ("threads", "audit"):
         from agui_notebook._store_cli import run_audit, run_threads

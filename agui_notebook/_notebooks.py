@@ -10,10 +10,18 @@ that changes what it prints, re-save the outputs with the same environment the t
 Each notebook runs in a fresh ``python3`` kernel of this interpreter (jupyter_client starts a
 kernelspec whose command is ``python`` with ``sys.executable``), in the notebook's own directory,
 with ``AGUI_NOTEBOOK_POLICY`` set (default ``approve``: the test command's value), so a card's
-decision comes from the policy instead of a click, and ``AGUI_NOTEBOOK_STORE`` pointing at a
-temporary file unless it is set (the tutorials' threads stay out of your own store). Cell ids, sources and metadata are kept; only
-outputs, execution counts and the saved widget state change. A cell that fails stops the notebook
-and nothing is written.
+decision comes from the policy instead of a click, and ``AGUI_NOTEBOOK_STORE`` points at a
+temporary file unless it is set (the tutorials' threads stay out of your own store). Cell ids,
+sources and metadata are kept (but execution timings, which would change every diff); only
+outputs and execution counts change. A cell that fails stops the notebook and nothing is written.
+
+What is saved for a chat view: by default its static forms only, the transcript (``text/plain``)
+and the inert HTML (``text/html``) as they were when its turn ended. Every viewer shows those
+without a kernel and without JavaScript: JupyterLab, Notebook 7, VS Code, a code host,
+``jupyter nbconvert --to html``. With ``store_widget_state=True`` (``--widget-state``) the widget
+reference and the widgets' state are saved as well: JupyterLab then restores the live card
+(inert, until the cell runs again), but nbconvert's HTML shows a widget only where JavaScript runs
+and can fetch the widget manager from a CDN; its pages no longer carry the static forms.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 __all__ = ["default_notebooks", "reexecute"]
 
@@ -58,13 +67,13 @@ def reexecute(
     *,
     policy: str = "approve",
     timeout: int = 120,
-    store_widget_state: bool = True,
+    store_widget_state: bool = False,
 ) -> None:
     """Run each notebook top to bottom and save it in place with the new outputs.
 
     ``policy`` is the ``AGUI_NOTEBOOK_POLICY`` the kernels see; ``timeout`` bounds each cell
-    (seconds). ``store_widget_state`` saves the chat views' state in the notebook's metadata, so
-    JupyterLab shows the views (cards included) before anything runs again.
+    (seconds). ``store_widget_state`` keeps the widget references and saves the widgets' state
+    in the notebook's metadata (see the module docstring for what that costs).
     """
     import nbformat
     from nbclient import NotebookClient
@@ -82,14 +91,34 @@ def reexecute(
                 timeout=timeout,
                 kernel_name="python3",
                 store_widget_state=store_widget_state,
+                record_timing=False,  # timestamps would change every re-save's diff
                 resources={"metadata": {"path": str(path.parent.resolve())}},
             )
             client.execute()  # raises CellExecutionError on the first failing cell
+            for cell in nb.cells:
+                cell.metadata.pop("execution", None)  # timings an earlier save recorded
             if not store_widget_state:
                 nb.metadata.pop("widgets", None)
+                for cell in nb.cells:
+                    for output in cell.get("outputs", []):
+                        _keep_static_forms(output)
             nbformat.validate(nb)
             text = nbformat.writes(nb)  # type: ignore[no-untyped-call]
             path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _keep_static_forms(output: dict[str, Any]) -> None:
+    """A widget output that has a static HTML form is saved as that form alone.
+
+    Without the widgets' state the reference would show as "model not found" in JupyterLab,
+    where the HTML reads as the card did.
+    """
+    data = output.get("data")
+    if isinstance(data, dict) and WIDGET_VIEW in data and "text/html" in data:
+        del data[WIDGET_VIEW]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -105,9 +134,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--timeout", type=int, default=120, help="seconds per cell (default: 120)")
     parser.add_argument(
-        "--no-widget-state",
-        action="store_true",
-        help="do not save the chat views' widget state in the notebooks",
+        "--widget-state",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="also save the widget references and the widgets' state (default: the chat "
+        "views' static text and HTML only, which every viewer shows without a kernel)",
     )
     args = parser.parse_args(argv)
     paths = args.paths or default_notebooks()
@@ -119,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             [path],
             policy=args.policy,
             timeout=args.timeout,
-            store_widget_state=not args.no_widget_state,
+            store_widget_state=args.widget_state,
         )
     return 0
 
