@@ -14,13 +14,23 @@ dropped.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ._items import summarize_arguments
+from ._transcript_blocks import (
+    BLOCK_KINDS,
+    Block,
+    Line,
+    Tone,
+    as_text,
+    clean,
+    clip,
+    json_text,
+    value_lines,
+)
+from ._transcript_genui import a2ui_block, activity_block
 
 __all__ = [
     "BLOCK_KINDS",
@@ -33,42 +43,7 @@ __all__ = [
     "transcript_text",
 ]
 
-Tone = Literal["", "ok", "bad", "warn", "muted"]
 ItemRenderer = Callable[[dict[str, Any]], "Block | None"]
-BLOCK_KINDS = (
-    "status", "user", "assistant", "reasoning", "tool", "card", "error", "notice", "state",
-    "audit", "other",
-)  # fmt: skip
-
-#: Characters of a value or result shown before the rest is cut (as the live view's "show more").
-CLIP_CHARS = 400
-#: Lines of a value or result shown before the rest is cut.
-CLIP_LINES = 12
-
-
-@dataclass(frozen=True)
-class Line:
-    """One line a person reads: an optional label ("Result"), its text, a tone, a depth."""
-
-    text: str = ""
-    label: str = ""
-    tone: Tone = ""
-    depth: int = 0
-
-
-@dataclass(frozen=True)
-class Block:
-    """One entry of the view: a head line and the lines under it (``depth`` nests them).
-
-    ``kind`` names the look (one of :data:`BLOCK_KINDS`; anything else looks like ``other``);
-    ``collapsed`` is for what the live view shows folded (reasoning, state, audit).
-    """
-
-    kind: str
-    head: Line
-    lines: tuple[Line, ...] = ()
-    tone: Tone = ""
-    collapsed: bool = False
 
 
 # ----------------------------------------------------------------------------------- status
@@ -96,65 +71,6 @@ def status_text(status: str, outcome: str | None) -> str:
     if status == "idle" and outcome:
         return RUN_OUTCOME_TEXT.get(outcome, f"finished: {outcome}")
     return RUN_STATUS_TEXT.get(status, status)
-
-
-# --------------------------------------------------------------------------------- text helpers
-
-# C0/C1 controls (but tab and newline) and lone surrogates: shown as escapes, so a transcript is
-# plain printable text that any file or terminal takes as it is.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
-def clean(text: str) -> str:
-    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def as_text(value: Any) -> str:
-    """A value as the live view shows it as text: strings as they are, the rest as JSON."""
-    if isinstance(value, str):
-        return clean(value)
-    if value is None:
-        return ""
-    return json_text(value)
-
-
-def json_text(value: Any) -> str:
-    """Compact JSON on one line; never fails, never shows an object's address."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=lambda v: f"<{type(v).__name__}>")
-    except (ValueError, TypeError, RecursionError):
-        text = f"(a {type(value).__name__} that cannot be shown as JSON)"
-    return clean(text)
-
-
-def clip(text: str) -> str:
-    """At most CLIP_CHARS characters and CLIP_LINES lines, saying how much is cut."""
-    cut = min(len(text), CLIP_CHARS)
-    newline = -1
-    for _ in range(CLIP_LINES):
-        newline = text.find("\n", newline + 1, cut)
-        if newline < 0:
-            break
-    if newline >= 0:
-        cut = newline  # the CLIP_LINES-th line break: that many lines are shown
-    if cut >= len(text):
-        return text
-    hidden = len(text) - cut
-    lines = text.count("\n", cut)
-    more = f"{hidden:,} more characters" + (f" ({lines:,} more lines)" if lines else "")
-    return f"{text[:cut]}… ({more} not shown)"
-
-
-def value_lines(value: Any, depth: int) -> list[Line]:
-    """An object's entries as ``key: value`` lines (values as clipped JSON); else one line."""
-    if isinstance(value, dict):
-        if not value:
-            return [Line("(empty)", tone="muted", depth=depth)]
-        return [
-            Line(clip(json_text(v)), label=clean(str(k)) or '""', depth=depth)
-            for k, v in value.items()
-        ]
-    return [Line(clip(json_text(value)), depth=depth)]
 
 
 def _text_of(item: dict[str, Any], key: str) -> str:
@@ -372,6 +288,8 @@ _KINDS: dict[str, ItemRenderer] = {
     "card": _card,
     "error": _error,
     "notice": _notice,
+    "activity": activity_block,
+    "a2ui": a2ui_block,
 }
 
 
@@ -428,6 +346,26 @@ def _audit_lines(audit: Sequence[Any]) -> list[Line]:
     return lines
 
 
+# Fields a state holds for machines, not people, whose values change every run (LangGraph's
+# messages carry uuids): the state line leaves them out, so the transcript stays comparable.
+_VOLATILE = re.compile(r"(^id$|Id$|_id$|ID$|At$|_at$|^timestamp$)")
+
+
+def without_ids_and_times(value: Any, depth: int = 0) -> Any:
+    """``value`` without the object fields named like ids or times, at any depth."""
+    if depth > 64:
+        return value
+    if isinstance(value, dict):
+        return {
+            k: without_ids_and_times(v, depth + 1)
+            for k, v in value.items()
+            if not (isinstance(k, str) and _VOLATILE.search(k))
+        }
+    if isinstance(value, list):
+        return [without_ids_and_times(v, depth + 1) for v in value]
+    return value
+
+
 def document(
     items: Iterable[Any], state: Any, audit: Sequence[Any], status: str, outcome: str | None
 ) -> list[Block]:
@@ -435,7 +373,8 @@ def document(
     blocks.extend(_blocks(items))
     empty_state = state is None or (isinstance(state, dict) and not state)
     if not empty_state:
-        blocks.append(Block("state", Line(clip(json_text(state)), label="State"), collapsed=True))
+        shown = clip(json_text(without_ids_and_times(state)))
+        blocks.append(Block("state", Line(shown, label="State"), collapsed=True))
     if audit:
         head = Line(label=f"Audit ({len(audit)})")
         blocks.append(Block("audit", head, tuple(_audit_lines(audit)), collapsed=True))

@@ -18,7 +18,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._transcript import BLOCK_KINDS, Block, Line, document
+from ._transcript import document
+from ._transcript_blocks import BLOCK_KINDS, Block, Line
 
 __all__ = ["CLASSES", "STYLESHEET", "STYLE_ELEMENT_TEXT", "TAGS", "transcript_html"]
 
@@ -76,7 +77,8 @@ body[data-jp-theme-light="false"] .agui-static, body.vscode-dark .agui-static {
 }
 .agui-static .agui-s-item { padding: 4px 8px; border-radius: 4px; }
 .agui-static .agui-s-user { background: var(--as-bg1); align-self: flex-end; max-width: 85%; }
-.agui-static .agui-s-tool, .agui-static .agui-s-card, .agui-static .agui-s-other {
+.agui-static .agui-s-tool, .agui-static .agui-s-card, .agui-static .agui-s-other,
+.agui-static .agui-s-activity, .agui-static .agui-s-surface {
   border: 1px solid var(--as-border);
 }
 .agui-static .agui-s-card { border-left: 3px solid var(--as-warn); }
@@ -93,7 +95,8 @@ body[data-jp-theme-light="false"] .agui-static, body.vscode-dark .agui-static {
   font-weight: normal; color: var(--as-muted);
 }
 .agui-static .agui-s-tool > .agui-s-head, .agui-static .agui-s-card > .agui-s-head,
-.agui-static .agui-s-error > .agui-s-head, .agui-static .agui-s-other > .agui-s-head {
+.agui-static .agui-s-error > .agui-s-head, .agui-static .agui-s-other > .agui-s-head,
+.agui-static .agui-s-activity > .agui-s-head, .agui-static .agui-s-surface > .agui-s-head {
   font-weight: 600;
 }
 .agui-static .agui-s-ok { color: var(--as-ok); }

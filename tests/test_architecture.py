@@ -118,8 +118,8 @@ def closure(name: str) -> set[str]:
 CORE = {
     "_errors", "_sse", "_events", "_verify", "_reducer", "_patch", "_interrupts", "_decisions",
     "_compat", "_compat_adk", "_compat_crewai", "_compat_langgraph", "_secrets", "_items",
-    "policies", "_version", "_a2ui", "_genui", "_wire", "_parts",
-    "_audit", "_stored", "_transcript", "_transcript_html",
+    "policies", "_version", "_a2ui", "_genui", "_wire", "_parts", "_audit", "_stored",
+    "_transcript", "_transcript_blocks", "_transcript_genui", "_transcript_html",
 }  # fmt: skip
 # The protocol's own shapes (ag_ui.core, extended to 1.1): no client behaviour, so the demo, which
 # stands for a remote agent, may speak them too.

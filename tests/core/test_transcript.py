@@ -214,7 +214,7 @@ def test_status_words() -> None:
 
 def test_an_unknown_kind_is_shown_without_its_ids() -> None:
     item = {
-        "kind": "activity",
+        "kind": "progress",
         "id": "act-123",
         "messageId": "m-9",
         "title": "Searching flights",
@@ -223,7 +223,7 @@ def test_an_unknown_kind_is_shown_without_its_ids() -> None:
     }
     text = transcript_text([item])
     assert text.splitlines()[1:] == [
-        'Item of kind: "activity"',
+        'Item of kind: "progress"',
         "  title: Searching flights",
         '  content: {"step": 2}',
         "  other fields: messageId, startedAt",
@@ -351,3 +351,69 @@ def test_nested_lines_become_nested_lists_that_stay_well_formed() -> None:
     for odd in [(Line("x", depth=2),), (Line("x", depth=1), Line("y", depth=5), Line("z"))]:
         found = inspect(_block(Block("card", Line("head"), odd)))
         assert found.misnested == [] and found.open == []
+
+
+def test_a_surface_shows_texts_fields_and_buttons_never_links() -> None:
+    ops = [
+        {"version": "v0.9", "createSurface": {"surfaceId": "s-123", "catalogId": "basic"}},
+        {
+            "version": "v0.9",
+            "updateComponents": {
+                "surfaceId": "s-123",
+                "components": [
+                    {"id": "root", "component": "Column", "children": ["t", "img", "f", "b"]},
+                    {"id": "t", "component": "Text", "text": "<script>x()</script>"},
+                    {"id": "img", "component": "Image", "url": "javascript:alert(1)"},
+                    {"id": "f", "component": "TextField", "label": "To", "value": {"path": "/to"}},
+                    {"id": "b", "component": "Button", "child": "bl", "action": {"event": {}}},
+                    {"id": "bl", "component": "Text", "text": "Send"},
+                ],
+            },
+        },
+        {
+            "version": "v0.9",
+            "updateDataModel": {"surfaceId": "s-123", "path": "/to", "value": "42"},
+        },
+    ]
+    item = {
+        "kind": "a2ui",
+        "id": "activity:a-9",
+        "activityType": "a2ui-surface",
+        "surfaces": [{"surfaceId": "s-123", "operations": ops, "action": {"status": "failed",
+                      "name": "send", "decidedBy": "you", "error": "HTTP 500"}}],
+        "problems": ["1 A2UI message(s) without a surface were ignored"],
+    }  # fmt: skip
+    text = transcript_text([item])
+    assert text.splitlines()[1:] == [
+        "Generated UI: a2ui-surface",
+        "  Surface:",
+        "    <script>x()</script>",
+        "    (image)",
+        "    To: 42",
+        "    [Send]",
+        "  Action: send (failed, by you)",
+        "  HTTP 500",
+        "  1 A2UI message(s) without a surface were ignored",
+    ]
+    assert "javascript:" not in text and "s-123" not in text
+    fragment = transcript_html([item])
+    assert_inert(fragment)
+    assert "javascript:" not in fragment and "<script>" not in fragment
+
+
+def test_the_state_line_leaves_out_ids_and_times() -> None:
+    state = {
+        "balance": 5,
+        "messages": [
+            {"id": "f31ecefa", "content": "hi", "tool_calls": [{"name": "t", "id": "call-1"}]},
+            {"type": "tool", "tool_call_id": "call-1", "createdAt": "2026-12-03", "content": "ok"},
+        ],
+        "threadId": "t-9",
+        "updated_at": "10:00",
+        "identity": "kept: not an id field",
+    }
+    line = transcript_text([], state=state).splitlines()[1]
+    assert line == (
+        'State: {"balance": 5, "messages": [{"content": "hi", "tool_calls": [{"name": "t"}]}, '
+        '{"type": "tool", "content": "ok"}], "identity": "kept: not an id field"}'
+    )

@@ -123,3 +123,31 @@ async def test_the_display_is_updated_once_when_the_turn_ends(
     with pytest.raises(RunError):
         await asyncio.wait_for(failing.send("Show me an error"), 30)
     assert len(updates) == 1 and updates[0][1].startswith("Status: error\n")
+
+
+async def test_activities_and_surfaces_read_as_the_view_draws_them() -> None:
+    agent = Agent.demo(text_delay=0)
+    checks = agent.chat()
+    await asyncio.wait_for(checks.send("Run the month-end checks"), 30)
+    lines = bundle(checks.view)["text/plain"].splitlines()  # type: ignore[arg-type]
+    plan = lines.index("Activity: PLAN: Month-end checks")
+    assert lines[plan + 1 : plan + 3] == ["  4 of 4 done", "  [x] Fetch this month's statements"]
+    assert "  Query: transactions over 1,000 USD this month" in lines
+    assert "    Account 1234567890 (balance 2,500.00 USD)" in lines
+
+    form = agent.chat()
+    await asyncio.wait_for(form.send("Open a transfer form"), 30)
+    await asyncio.wait_for(form.act("submit_transfer", {"/transfer/to": "12"}), 30)
+    data = bundle(form.view)  # type: ignore[arg-type]
+    lines = data["text/plain"].splitlines()
+    surface = lines.index("Generated UI: a2ui-surface")
+    assert lines[surface + 1 : surface + 4] == [
+        "  Surface:",
+        "    New transfer",
+        "    From account: 1234567890",
+    ]
+    assert "    [Send money]" in lines
+    assert "  Action: submit_transfer (done, by you) => success" in lines
+    sid = form.view.items[2]["surfaces"][0]["surfaceId"]  # type: ignore[union-attr]
+    assert sid not in data["text/plain"] and sid not in data["text/html"]  # a uuid: never shown
+    assert_inert(data["text/html"])
