@@ -211,6 +211,7 @@ class Chat:
                 # A click reaches Python only once this cell ends: return now and let the card's
                 # decision resume the thread in the background (docs/front-ends.md).
                 self.background = asyncio.ensure_future(self._background(view, result, start))
+                _update_display(view)  # the cell ends here: its output says the card waits
                 return self._result(result, start)
             final = await self._finish(view, result, start)
             self.background = (
@@ -241,6 +242,7 @@ class Chat:
             self.surfaces.end_turn(view)
         view.status = "idle"
         view.outcome = result.outcome
+        _update_display(view)
         final = self._result(result, start)
         if final.timed_out:
             warnings.warn(final.warnings[-1], UserWarning, stacklevel=2)
@@ -696,9 +698,25 @@ class Chat:
         if show:
             # With a display id, so the turn's end can update the text forms in place.
             view.display_id = f"agui-chat-{uuid.uuid4().hex}"
-            if not display_widget(view, display_id=view.display_id):
+            if display_widget(view, display_id=view.display_id):
+                view.display_cell = current_cell_id()
+            else:
                 view.display_id = None
         return view
+
+    def _show_here(self, view: ChatView) -> None:
+        """Show ``view`` again in this cell when it was shown in an earlier one.
+
+        A turn that streams into an earlier cell's view (``chat.act``) ends here: its final
+        text forms belong to this cell's output. The earlier output keeps the text of its own
+        turn (what nbval compared when that cell ran); the widget is live in both.
+        """
+        cell = current_cell_id()
+        if view.display_id is None or cell is None or cell == view.display_cell:
+            return
+        display_id = f"agui-chat-{uuid.uuid4().hex}"
+        if display_widget(view, display_id=display_id):
+            view.display_id, view.display_cell = display_id, cell
 
     def _new_card(self, view: ChatView, interrupts: list[PendingInterrupt]) -> _Card:
         self._card_count += 1
@@ -859,19 +877,21 @@ class Chat:
         )
         action = self.surfaces.reserve_in_code(self.views, spec)
         view = action.view
-        start = len(self.audit) - 1
-        self.surfaces.begin_turn(view)
-        try:
-            result = await self.surfaces.run(action)
-        except BaseException:
-            self.surfaces.end_turn(view)
-            raise
-        if result is None:
-            self.surfaces.end_turn(view)
-            raise RuntimeError(
-                "the action was not sent: the thread waits for answers to its interrupts"
-            )
-        return await self._finish(view, result, start)
+        self._show_here(view)
+        with _turn(view):
+            start = len(self.audit) - 1
+            self.surfaces.begin_turn(view)
+            try:
+                result = await self.surfaces.run(action)
+            except BaseException:
+                self.surfaces.end_turn(view)
+                raise
+            if result is None:
+                self.surfaces.end_turn(view)
+                raise RuntimeError(
+                    "the action was not sent: the thread waits for answers to its interrupts"
+                )
+            return await self._finish(view, result, start)
 
     async def resume(self, decisions: Decisions) -> ChatResult:
         """Answer the thread's pending interrupts in code, streaming into the latest view."""
@@ -895,28 +915,36 @@ class Chat:
                 result = await self._settle(view, result.interrupts)
             view.status = "idle"
             view.outcome = result.outcome
+            _update_display(view)
             return ChatResult(**_fields(result), decisions=self.audit[start:])
 
 
 @contextmanager
 def _turn(view: ChatView) -> Iterator[None]:
-    """A turn on ``view``: how it ended, and its display brought up to date at the end.
+    """A turn on ``view``: how it ended when it fails, and its display brought up to date then.
 
     The display's text/plain and text/html are what a saved notebook, nbconvert and nbval see,
-    so they must be the final state, not the first frame (the widget itself updates live).
+    so they must be the final state, not the first frame (the widget itself updates live). A
+    turn that ends well updates it in ``Chat._finish``, whichever way it got there (a cell, a
+    click after the cell, ``chat.act``).
     """
     view.outcome = None
     try:
         yield
     except (asyncio.CancelledError, RunAborted):
         view.outcome = "aborted"
+        _update_display(view)
         raise
     except Exception:
         view.outcome = "error"
+        _update_display(view)
         raise
-    finally:
-        if view.display_id is not None:
-            update_shown(view, view.display_id)
+
+
+def _update_display(view: ChatView) -> None:
+    """Re-send the view's display (the output its display id names): new text forms, same widget."""
+    if view.display_id is not None:
+        update_shown(view, view.display_id)
 
 
 def _fields(result: RunResult) -> dict[str, Any]:

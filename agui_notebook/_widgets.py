@@ -134,8 +134,10 @@ class ChatView(anywidget.AnyWidget):
         self.item_list = ItemList()
         self.pending_state: Any = None
         self.flush_scheduled = False
-        #: The display id Chat showed this view with, to update that output when a turn ends.
+        #: The display id Chat showed this view with, to update that output when a turn ends,
+        #: and the cell run it was shown in (a _waiting.CellRun).
         self.display_id: str | None = None
+        self.display_cell: Any = None
 
     def __repr__(self) -> str:
         # Deterministic (no ids, no addresses); the display's text/plain is the transcript.
