@@ -13,11 +13,13 @@ missing venv or a server that cannot start raises ``ServerUnavailable`` saying w
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+# The checkout: beside notebooks/, or (for the copy scripts/lab opens) where it says.
+REPO_ROOT = Path(os.environ.get("AGUI_NOTEBOOK_REPO") or Path(__file__).resolve().parents[1])
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 

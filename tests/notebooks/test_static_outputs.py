@@ -207,6 +207,28 @@ SHOWN = {
     "05_state_and_streaming": [
         ["You: Tell me a long story", "Chapter 1. Once upon a time", "The end.", "finished"],
     ],
+    "07_generative_ui": [
+        [
+            "Activity: PLAN: Month-end checks",
+            "4 of 4 done",
+            "[x] Write the summary",
+            "Query: transactions over 1,000 USD this month",
+            "All 4 checks are done",
+        ],
+        ["Generated UI: a2ui-surface", "New transfer", "From account: 1234567890", "[Send money]"],
+        [
+            "Action: submit_transfer (done, by policy: scripted) => success",
+            "Transferred 250.00 EUR (275.00 USD) from 1234567890 to 0987654321.",
+        ],
+    ],
+    "08_langgraph": [
+        [
+            "Tool call: transfer_money",
+            'from_account: "checking" to_account: "savings" amount: 100.0',
+            "Decision: approved by policy: approve-all",
+            "Done: Transferred 100.00 USD from checking to savings",
+        ],
+    ],
 }
 
 
