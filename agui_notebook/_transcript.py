@@ -141,7 +141,20 @@ def _tool(item: dict[str, Any]) -> Block:
         lines = [Line("(no arguments)", tone="muted")]
     if item.get("result") is not None:
         lines.append(Line(clip(_text_of(item, "result")), label="Result"))
+    parts = item.get("resultParts")
+    for part in parts if isinstance(parts, list) else []:
+        if isinstance(part, dict) and part.get("type") != "text":  # text parts are the result
+            lines.append(Line(clip(_attachment(part)), label="Attached", tone="muted"))
     return Block("tool", head, tuple(lines), tone=_TOOL_TONE.get(status, ""))
+
+
+def _attachment(part: dict[str, Any]) -> str:
+    """A content part the view shows as a picture or a file, named (never fetched or linked)."""
+    kind = "image" if part.get("type") == "image" else as_text(part.get("kind")) or "file"
+    about = [kind] + [as_text(part[k]) for k in ("mimeType", "location", "note") if part.get(k)]
+    if isinstance(part.get("bytes"), int):
+        about.append(f"{part['bytes']:,} bytes")
+    return f"{as_text(part.get('label')) or kind} ({', '.join(about)})"
 
 
 def _mode(interrupt: dict[str, Any]) -> str:

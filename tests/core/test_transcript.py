@@ -417,3 +417,30 @@ def test_the_state_line_leaves_out_ids_and_times() -> None:
         'State: {"balance": 5, "messages": [{"content": "hi", "tool_calls": [{"name": "t"}]}, '
         '{"type": "tool", "content": "ok"}], "identity": "kept: not an id field"}'
     )
+
+
+def test_attachments_are_named_never_inlined_or_linked() -> None:
+    tool = {
+        "kind": "tool",
+        "id": "tool:c",
+        "name": "get_statement",
+        "args": {},
+        "result": "Statement.",
+        "resultParts": [
+            {"type": "text", "text": "Statement."},
+            {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo=", "label": "Chart",
+             "bytes": 1234},
+            {"type": "file", "kind": "document", "label": "<b>CSV</b>", "mimeType": "text/csv",
+             "source": "url", "location": "javascript:alert(1)", "bytes": None},
+        ],
+        "status": "done",
+    }  # fmt: skip
+    lines = transcript_text([tool]).splitlines()
+    assert lines[-3:] == [
+        "  Result: Statement.",
+        "  Attached: Chart (image, image/png, 1,234 bytes)",
+        "  Attached: <b>CSV</b> (document, text/csv, javascript:alert(1))",
+    ]
+    fragment = transcript_html([tool])
+    assert_inert(fragment)
+    assert "iVBORw0KGgo" not in fragment and "<b>" not in fragment
