@@ -287,9 +287,12 @@ class Chat:
         card still needs your click would hold that click back until the timeout: that raises
         :class:`NobodyCanClick` at once instead. Decide on the card, then run this again.
         """
-        if self.background is None and self._restored is not None:
+        if self._restored is not None:
+            # On screen before waiting: in the cell that made the chat, the view would otherwise
+            # appear only when the cell ends, and nobody could click the card it waits for.
             self._show_restored_view()
-            self._start_restored(asyncio.get_running_loop())
+            if self.background is None:
+                self._start_restored(asyncio.get_running_loop())
         task = self.background
         if task is None:
             return self._last
@@ -335,6 +338,11 @@ class Chat:
             f"Restored from the store: {len(self.thread.pending)} decision(s) pending."
         )
         self._push(view, self.thread.state, force=True)  # the state panel shows where it stood
+        calls = self.thread.tool_calls
+        for interrupt in self.thread.pending:
+            call = calls.get(interrupt.tool_call_id or "")
+            if call is not None:
+                view.item_list.add_tool_call(call.id, call.name, call.arguments_text)
         self._restored = self._new_card(view, self.thread.pending)
         if self.display and not _after_this_cell(self._show_restored_view):
             self._show_restored_view()  # no IPython cell to wait for (marimo): show it now
@@ -349,8 +357,11 @@ class Chat:
         view = self.views[0] if self.views else None
         if view is None or id(view) in self._shown or not self.display:
             return
-        if display_widget(view):
+        # With a display id, so the resumed turn's end updates its text forms in place.
+        display_id = f"agui-chat-{uuid.uuid4().hex}"
+        if display_widget(view, display_id=display_id):
             self._shown.add(id(view))
+            view.display_id, view.display_cell = display_id, current_cell_id()
 
     def _start_restored(self, loop: asyncio.AbstractEventLoop) -> None:
         card = self._restored
@@ -360,9 +371,10 @@ class Chat:
         self.background = asyncio.ensure_future(self._finish_restored(card))
 
     async def _finish_restored(self, card: _Card) -> ChatResult:
-        start = len(self.audit)
-        result = await self._settle(card.view, card.interrupts, card=card)
-        return await self._finish(card.view, result, start)  # further interrupts, the result
+        with _turn(card.view):
+            start = len(self.audit)
+            result = await self._settle(card.view, card.interrupts, card=card)
+            return await self._finish(card.view, result, start)  # further interrupts, the result
 
     async def _stream(self, view: ChatView, run: RunStream) -> RunResult:
         items: ItemList = view.item_list

@@ -83,6 +83,17 @@ class ItemList:
         self.put({"kind": "error", "id": item_id, "title": title, "message": message, "hint": hint})
         return item_id
 
+    def add_tool_call(self, tool_call_id: str, name: str, arguments_text: str) -> None:
+        """A call made in an earlier session (a restored thread's pending tool), drawn as its
+        events would have drawn it, so the result that comes later finds it."""
+        item_id = f"tool:{tool_call_id}"
+        if name in HIDDEN_TOOLS or item_id in self._items:
+            return
+        self.put(_tool_item(item_id, name, None))
+        self.update(
+            item_id, argsText=arguments_text, args=_parse(arguments_text), status="called", text=""
+        )
+
     def add_notice(self, text: str) -> None:
         self.put({"kind": "notice", "id": self.new_id("notice"), "text": text})
 

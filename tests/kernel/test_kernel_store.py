@@ -124,6 +124,30 @@ def test_a_restored_chat_in_a_new_kernel_shows_the_card_and_a_click_resumes_it(
     ]
 
 
+def test_a_restored_chat_waits_for_the_click_in_the_cell_that_restored_it(
+    demo: DemoProcess, kernels: list[Kernel], _isolated_store: Path
+) -> None:
+    # One cell: restore, wait, print. The card must be on screen while the cell waits
+    # (ipykernel 7.4 delivers the click to the running cell), not only once the cell ends.
+    thread_id = _card_pending_then_kill(kernels, demo.url, TRANSFER)
+
+    b = _new_kernel(kernels)
+    cell = b.start(
+        NO_POLICY
+        + "from agui_notebook import Agent\n"
+        + f"chat = Agent({demo.url!r}).chat({thread_id!r}, timeout=300)\n"
+        + "result = await chat.wait()\n"
+        + "print('OUTCOME', result.outcome, result.text)\n"
+    )
+    comm, card = b.wait_for_card("pending")
+    b.pump(lambda: comm in b.displayed, 30, "the restored card was not displayed while its cell waits")
+    assert cell not in b.idle
+    b.click(comm, card, "approve")
+    b.pump(lambda: cell in b.idle, 60, "the cell did not end after the click")
+    assert "OUTCOME success Transferred 500.00 USD" in b.output(cell)
+    assert [e["tool"] for e in demo.executions()] == ["transfer_money"]
+
+
 def test_a_kernel_killed_mid_stream_leaves_the_store_consistent(
     kernels: list[Kernel], _isolated_store: Path
 ) -> None:

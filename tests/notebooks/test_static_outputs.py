@@ -207,6 +207,15 @@ SHOWN = {
     "05_state_and_streaming": [
         ["You: Tell me a long story", "Chapter 1. Once upon a time", "The end.", "finished"],
     ],
+    "06_durable_threads": [
+        [
+            "Restored from the store: 1 decision(s) pending.",
+            "Tool call: transfer_money",
+            'from_account: "1234567890" to_account: "0987654321" amount: 500.0',
+            "Decision: approved by policy: approve-all",
+            "Transferred 500.00 USD from 1234567890 to 0987654321. New balance: 2,000.00 USD.",
+        ],
+    ],
     "07_generative_ui": [
         [
             "Activity: PLAN: Month-end checks",

@@ -185,6 +185,10 @@ async def test_a_restored_chat_shows_its_card_and_a_click_resumes_it(
     ]
     (stored,) = [r for (r,) in rows(store_path, "SELECT record FROM audit")]
     assert '"decider":"person"' in stored
+    # The card's tool call comes back with its arguments, and the result finds it.
+    shown = chat.views[0].static_bundle()["text/plain"]
+    assert "Tool: transfer_money (done)\n  from_account: \"1234567890\"" in shown
+    assert "(earlier call)" not in shown and "Result: {\"ok\": true" in shown
 
     # A later session reads the same records back as chat.audit.
     later = new_agent(url).chat(thread.id)
