@@ -126,7 +126,10 @@ CORE = {
 PROTOCOL_MODELS = "_wire"
 EFFECTS = {"_http", "_waiting", "_widgets", "_static", "_notebooks", "_store"}
 # The session layers, lowest first: each may import the ones before it, never one after it.
-SESSION = ["_thread", "_durable", "_surfaces", "_chat", "_agent", "_record", "_store_cli"]
+SESSION = [
+    "_thread", "_durable", "_surfaces", "_chat_result", "_chat",
+    "_agent", "_record", "_store_cli",
+]  # fmt: skip
 FACADES = {PACKAGE, "record", "__main__"}
 DEMO = "demo"
 
