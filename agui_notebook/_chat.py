@@ -45,6 +45,7 @@ from ._chat_result import (
     background_note,
     late_click_text,
 )
+from ._chat_stream import Streaming
 from ._decisions import Decision, Decisions, answer, approve, build_resume, cancel, edit, reject
 from ._errors import (
     AGUIError,
@@ -55,7 +56,6 @@ from ._errors import (
     RunAborted,
     ThreadBusy,
 )
-from ._events import type_of
 from ._interrupts import PendingInterrupt
 from ._items import ItemList, card_interrupt
 from ._surfaces import MAX_FOLLOW_UPS, SurfaceActions
@@ -98,7 +98,7 @@ class _Card:
     accepting: Literal["decide", "retry", None] = None
 
 
-class Chat:
+class Chat(Streaming):
     """A thread with a live view in the notebook.
 
     >>> chat = agent.chat()                                   # doctest: +SKIP
@@ -350,49 +350,6 @@ class Chat:
             start = len(self.audit)
             result = await self._settle(card.view, card.interrupts, card=card)
             return await self._finish(card.view, result, start)  # further interrupts, the result
-
-    async def _stream(self, view: ChatView, run: RunStream) -> RunResult:
-        items: ItemList = view.item_list
-        view.status = "sending" if run.resume else "running"
-        try:
-            async with run:
-                async for event in run:
-                    etype = type_of(event)
-                    items.apply(etype, event)
-                    if items.dirty or etype.startswith("STATE"):
-                        self._push(view, run.reducer.state if run.reducer else None)
-        except AGUIError as exc:
-            if not isinstance(exc, ResumeRefused):
-                items.add_error(_title(exc), str(exc), exc.hint)
-                view.status = "error"
-            self._push(view, view.state, force=True)
-            raise
-        except asyncio.CancelledError:
-            items.add_notice("The run was aborted.")
-            view.status = "idle"
-            self._push(view, view.state, force=True)
-            raise
-        self._push(view, run.result.state, force=True)
-        return run.result
-
-    def _push(self, view: ChatView, state: Any, *, force: bool = False) -> None:
-        """Send the view's items, coalesced to at most 30 pushes a second."""
-        items: ItemList = view.item_list
-        view.pending_state = state
-        if not (force or items.dirty):
-            return
-        if force or view.due():
-            view.push(items.snapshot(), state)
-            return
-        # Too soon: a trailing push makes sure the last update shows even if the stream pauses.
-        if not view.flush_scheduled and self._loop is not None:
-            view.flush_scheduled = True
-            self._loop.call_later(1.0 / view.max_updates_per_second, self._flush, view)
-
-    def _flush(self, view: ChatView) -> None:
-        view.flush_scheduled = False
-        if view.item_list.dirty:
-            self._push(view, view.pending_state)  # pushes now, or schedules once more
 
     # -- deciding -------------------------------------------------------------------------
 
