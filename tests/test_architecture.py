@@ -127,7 +127,8 @@ PROTOCOL_MODELS = "_wire"
 EFFECTS = {"_http", "_waiting", "_widgets", "_static", "_notebooks", "_store"}
 # The session layers, lowest first: each may import the ones before it, never one after it.
 SESSION = [
-    "_thread", "_durable", "_surfaces", "_chat_result", "_chat_stream", "_chat_cards", "_chat",
+    "_thread", "_durable", "_surfaces",
+    "_chat_result", "_chat_stream", "_chat_cards", "_chat_deciding", "_chat",  # Chat, in its parts
     "_agent", "_record", "_store_cli",
 ]  # fmt: skip
 FACADES = {PACKAGE, "record", "__main__"}
