@@ -142,18 +142,18 @@ async def test_the_read_timeout_applies(app: SteppedApp) -> None:
 
 
 async def test_the_demo_streams_event_by_event_in_process() -> None:
-    transport, _app = demo_transport(text_delay=0.05)
+    transport, _app = demo_transport(text_delay=0.2)
     async with httpx.AsyncClient(transport=transport, base_url=BASE) as client:
         started = time.monotonic()
         async with aconnect_sse(client, "POST", "/", json=body("t", "tell me a long story")) as es:
             events = es.aiter_sse()
             first = json.loads((await events.__anext__()).data)
             first_after = time.monotonic() - started
-        # The story takes > 20 s at this pace; the first event came at once, and closing the
-        # stream stopped the run.
+        # The story takes > 80 s at this pace, so a buffered stream could not answer within
+        # these bounds (generous: a loaded 2-core CI machine); closing the stream stopped the run.
         assert first["type"] == "RUN_STARTED"
-        assert first_after < 1
-        assert time.monotonic() - started < 2
+        assert first_after < 10
+        assert time.monotonic() - started < 15
 
 
 async def test_a_full_approve_round_trip_in_process() -> None:
