@@ -65,7 +65,7 @@ async def test_the_first_chunk_arrives_while_the_app_is_still_running(
 ) -> None:
     async with client.stream("POST", "/", content=b"hello") as response:
         chunks = response.aiter_raw()
-        assert await asyncio.wait_for(chunks.__anext__(), 2) == b"data: 1\n\n"
+        assert await asyncio.wait_for(chunks.__anext__(), 10) == b"data: 1\n\n"
         assert not app.finished
         app.go_on.set()
         assert [c async for c in chunks] == [b"data: 2\n\n"]
@@ -79,7 +79,7 @@ async def test_closing_the_response_cancels_the_app_promptly(
     async with client.stream("POST", "/") as response:
         await response.aiter_raw().__anext__()
     assert app.cancelled and not app.finished
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 10  # the app would wait forever; generous for a loaded machine
 
 
 async def test_the_request_reaches_the_app(app: SteppedApp, client: httpx.AsyncClient) -> None:
