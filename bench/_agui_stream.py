@@ -95,6 +95,38 @@ def mixed_events(n: int) -> Iterator[dict[str, Any]]:
            "outcome": {"type": "success"}}
 
 
+def text_state_events(n: int, per_message: int = 40) -> Iterator[dict[str, Any]]:
+    """Exactly ``n`` (>= 4) events of one valid run: text messages of ``per_message`` deltas,
+    each followed by one STATE_DELTA (the second mix of issue 19)."""
+    if n < 4:
+        raise ValueError("a run needs at least 4 events")
+    yield {"type": "RUN_STARTED", "threadId": THREAD_ID, "runId": RUN_ID, "protocolVersion": "1.1"}
+    yield {"type": "STATE_SNAPSHOT", "snapshot": {"counter": 0, "status": "idle"}}
+    remaining = n - 3
+    block = per_message + 3  # start, deltas, end, state delta
+    m = 0
+    while remaining >= block:
+        yield from _text_message(f"msg-{m}", per_message, m)
+        yield {"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/counter", "value": m}]}
+        remaining -= block
+        m += 1
+    if remaining >= 3:
+        yield from _text_message(f"msg-{m}", remaining - 2, m)
+    else:
+        for k in range(remaining):
+            yield {"type": "STATE_DELTA",
+                   "delta": [{"op": "replace", "path": "/counter", "value": m + k}]}
+    yield {"type": "RUN_FINISHED", "threadId": THREAD_ID, "runId": RUN_ID,
+           "outcome": {"type": "success"}}
+
+
+#: The event mixes ``throughput.py`` measures: name -> (generator, default event count).
+MIXES: dict[str, tuple[Callable[[int], Iterator[dict[str, Any]]], int]] = {
+    "project": (mixed_events, 100_000),
+    "text+state": (text_state_events, 50_000),
+}
+
+
 def text_events(deltas: int, *, messages: int = 1, delta: str = "abcd") -> Iterator[dict[str, Any]]:
     """One run of ``deltas`` TEXT_MESSAGE_CONTENT events spread over ``messages`` messages."""
     yield {"type": "RUN_STARTED", "threadId": THREAD_ID, "runId": RUN_ID, "protocolVersion": "1.1"}
@@ -161,7 +193,9 @@ class SSEServer:
         return httpx.AsyncClient(transport=httpx.MockTransport(self), timeout=None)
 
 
-def pregenerated(n: int, size: int = CHUNK_SIZE) -> tuple[list[bytes], int]:
-    """The mixed stream of ``n`` events, encoded once and cut into chunks; (chunks, total bytes)."""
-    data = b"".join(encode(mixed_events(n)))
+def pregenerated(
+    n: int, size: int = CHUNK_SIZE, mix: str = "project"
+) -> tuple[list[bytes], int]:
+    """The ``mix`` stream of ``n`` events, encoded once and cut into chunks; (chunks, bytes)."""
+    data = b"".join(encode(MIXES[mix][0](n)))
     return [data[i:i + size] for i in range(0, len(data), size)], len(data)
