@@ -44,7 +44,7 @@ from ._http import ConnectionDropped
 from ._interrupts import PendingInterrupt
 from ._reducer import RunReducer, ThreadSnapshot, ToolCallInfo
 from ._secrets import EventGuard, Scrubber
-from ._sse import SSEStreamDecoder
+from ._sse import SSEDataDecoder
 from ._verify import OrderVerifier
 from ._wire import UserMessage, as_message
 
@@ -534,7 +534,7 @@ class RunStream:
         for message in self.new_messages:
             reducer.messages[getattr(message, "id")] = message  # noqa: B009 - any Message model
         self.reducer = reducer
-        decoder = SSEStreamDecoder(max_event_bytes=agent.max_event_bytes)
+        decoder = SSEDataDecoder(max_event_bytes=agent.max_event_bytes)
         parser = EventParser(record.warnings.append, strict=strict)
         verifier = OrderVerifier(
             () if strict else thread._snapshot.tool_calls, record.warnings.append
@@ -596,8 +596,8 @@ class RunStream:
                         if self._aborting:
                             raise RunAborted("the run was aborted by the client")
                         seen = record.event_count
-                        for sse in decoder.feed(chunk):
-                            for event in parse(sse.data):
+                        for data in decoder.feed(chunk):
+                            for event in parse(data):
                                 if handle(type_of(event), event):
                                     yield event
                                     if self._aborting:  # abort() from the consuming task
@@ -624,8 +624,8 @@ class RunStream:
                                 last_event=last_type,
                                 dropped=False,
                             ) from None
-                    for sse in tail:
-                        for event in parse(sse.data):
+                    for data in tail:
+                        for event in parse(data):
                             if handle(type_of(event), event):
                                 yield event
                 except ConnectionDropped as exc:

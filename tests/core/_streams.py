@@ -16,7 +16,7 @@ import httpx
 from agui_notebook import Agent
 from agui_notebook._events import EventParser, type_of
 from agui_notebook._reducer import RunReducer, ThreadSnapshot
-from agui_notebook._sse import SSEStreamDecoder
+from agui_notebook._sse import SSEDataDecoder
 from agui_notebook._verify import OrderVerifier
 
 URL = "http://agent.test/agui"
@@ -164,18 +164,18 @@ def pipeline(chunks: Sequence[bytes], *, max_event_bytes: int | None = None) -> 
     """SSE decoder -> parser -> verifier -> reducer, as Thread wires them (no truncation check)."""
     out = Pipeline()
     decoder = (
-        SSEStreamDecoder(max_event_bytes=max_event_bytes)
+        SSEDataDecoder(max_event_bytes=max_event_bytes)
         if max_event_bytes is not None
-        else SSEStreamDecoder()
+        else SSEDataDecoder()
     )
     parser = EventParser(out.warnings.append)
     verifier = OrderVerifier()
     reducer = RunReducer(ThreadSnapshot(), out.warnings.append)
     out.reducer = reducer
 
-    def handle(messages: list[Any]) -> None:
-        for message in messages:
-            for event in parser.parse(message.data):
+    def handle(messages: list[str]) -> None:
+        for data in messages:
+            for event in parser.parse(data):
                 etype = type_of(event)
                 verifier.check(etype, event, parser.index)
                 reducer.apply(etype, event)
