@@ -107,7 +107,14 @@ MODELS: dict[str, type[BaseModel]] = _models()
 
 # Events whose fields hold further protocol models (enforced recursively).
 _NESTED_MODELS = frozenset(
-    {"MESSAGES_SNAPSHOT", "RUN_FINISHED", "RUN_STARTED", "RUN_ERROR", "SUBAGENT_FINISHED"}
+    {
+        "MESSAGES_SNAPSHOT",
+        "RUN_FINISHED",
+        "RUN_STARTED",
+        "RUN_ERROR",
+        "SUBAGENT_FINISHED",
+        "TOOL_CALL_RESULT",  # content parts
+    }
 )
 _PATCH_OPS = frozenset({"add", "remove", "replace", "move", "copy", "test"})
 _POINTER = re.compile(r"(/([^/~]|~[01])*)*")
@@ -466,8 +473,8 @@ class EventParser:
                     return self._slow(data)
                 if etype == "STATE_DELTA" and not _patch_clean(event.delta):  # type: ignore[attr-defined]
                     return self._slow(data)  # unknown ops pruned, malformed ones refused there
-                if event.__pydantic_extra__ or etype == "TOOL_CALL_RESULT":
-                    strip_unknown(event, etype, self._warn, top=etype, nulls=self._nulls)
+                if event.__pydantic_extra__ or etype in _NESTED_MODELS:
+                    self._enforce(event, etype)
                 elif "null" in data:
                     self._refuse_nulls(event, etype)
                 if etype in _OPENERS:
@@ -512,13 +519,7 @@ class EventParser:
             ) from None
         except RecursionError:
             raise ProtocolError("event JSON nested too deeply", event_index=self._index) from None
-        try:
-            if etype in _NESTED_MODELS:
-                strip_unknown(event, etype, self._warn, top=etype, nulls=self._nulls)
-            else:
-                self._strip_top(event, etype)
-        except ProtocolError as exc:
-            raise ProtocolError(str(exc), event_index=self._index) from None
+        self._enforce(event, etype)
         if etype == "STATE_DELTA":
             self._check_patch(getattr(event, "delta", None) or [], etype)
         elif etype == "ACTIVITY_DELTA":
@@ -559,6 +560,19 @@ class EventParser:
         return out, new_type
 
     # -- enforcement ----------------------------------------------------------------------
+
+    def _enforce(self, event: BaseModel, etype: str) -> None:
+        """Unknown properties stripped (warned), declared fields sent as null refused: the
+        same verdict and words on both paths of :meth:`parse`."""
+        try:
+            if etype in _NESTED_MODELS:
+                strip_unknown(event, etype, self._warn, top=etype, nulls=self._nulls)
+            else:
+                self._strip_top(event, etype)
+        except ProtocolError as exc:
+            if exc.event_index is not None:  # _refuse_nulls: already says which event
+                raise
+            raise ProtocolError(str(exc), event_index=self._index) from None
 
     def _strip_top(self, event: BaseModel, etype: str) -> None:
         extra = event.__pydantic_extra__
