@@ -145,6 +145,10 @@ _FAST = {
     )
 }
 _TYPE_FIELD = re.compile(r'"type"\s*:\s*"([A-Z_]+)"')
+# Their validators, called directly: ``model_validate_json`` is a Python wrapper around them.
+_FAST_JSON = {name: model.__pydantic_validator__.validate_json for name, model in _FAST.items()}
+# Servers serialise ``type`` first; then the name is the text up to the next quote.
+_TYPE_FIRST = '{"type":"'
 
 # The id an event's entity is known by, for finding which lane it belongs to.
 _IDENT = {
@@ -462,27 +466,30 @@ class EventParser:
         # Fast path for the frequent events: validate the JSON text directly (pydantic parses
         # it without building a dict). Anything unusual falls through to the full path below,
         # so errors and warnings are the same either way.
-        found = _TYPE_FIELD.search(data, 0, 200)
-        if found is not None:
-            etype = found.group(1)
-            model = _FAST.get(etype)
-            if model is not None:
-                try:
-                    event = model.model_validate_json(data)
-                except ValueError:
-                    return self._slow(data)
-                if etype == "STATE_DELTA" and not _patch_clean(event.delta):  # type: ignore[attr-defined]
-                    return self._slow(data)  # unknown ops pruned, malformed ones refused there
-                if event.__pydantic_extra__ or etype in _NESTED_MODELS:
-                    self._enforce(event, etype)
-                elif "null" in data:
-                    self._refuse_nulls(event, etype)
-                if etype in _OPENERS:
-                    self._note_owner(event, etype)
-                if not self._lanes:
-                    return [event]
-                return [*self._closing(event, etype), event]
-        return self._slow(data)
+        etype = data[9 : data.find('"', 9)] if data.startswith(_TYPE_FIRST) else ""
+        validate = _FAST_JSON.get(etype)
+        if validate is None:  # a name found by the prefix is the search's first match too
+            found = _TYPE_FIELD.search(data, 0, 200)
+            if found is not None:
+                etype = found.group(1)
+                validate = _FAST_JSON.get(etype)
+        if validate is None:
+            return self._slow(data)
+        try:
+            event: BaseModel = validate(data)
+        except ValueError:
+            return self._slow(data)
+        if etype == "STATE_DELTA" and not _patch_clean(event.delta):  # type: ignore[attr-defined]
+            return self._slow(data)  # unknown ops pruned, malformed ones refused there
+        if event.__pydantic_extra__ or etype in _NESTED_MODELS:
+            self._enforce(event, etype)
+        elif "null" in data:
+            self._refuse_nulls(event, etype)
+        if etype in _OPENERS:
+            self._note_owner(event, etype)
+        if not self._lanes:
+            return [event]
+        return [*self._closing(event, etype), event]
 
     def _slow(self, data: str) -> list[BaseModel]:
         try:
