@@ -179,15 +179,18 @@ class SSEDataDecoder:
     ['{"a": 1}', '2']
     """
 
-    __slots__ = ("_fallback", "_fast", "_max", "_pending")
+    __slots__ = ("_fallback", "_fast", "_held", "_held_chars", "_max")
 
     def __init__(self, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
         self._fallback = SSEStreamDecoder(max_event_bytes=max_event_bytes)
         self._max = max_event_bytes
         #: True while the fallback holds nothing: the stream is at a message boundary, up to
-        #: ``_pending`` (text after the last one, not yet a complete message).
+        #: the text held (after the last boundary, not yet a complete message).
         self._fast = True
-        self._pending = ""
+        #: The held text in pieces, so a large event arriving in many chunks is not copied
+        #: once per chunk. While fast it is at most one line: no CR, an LF only at its end.
+        self._held: list[str] = []
+        self._held_chars = 0
 
     @property
     def bytes_received(self) -> int:
@@ -197,35 +200,55 @@ class SSEDataDecoder:
     def in_message(self) -> bool:
         """True while a message has started (a field line, or after :meth:`close` a partial
         line) but not been dispatched: :attr:`SSEStreamDecoder.in_message` for the same bytes."""
-        if not (self._fast and self._pending):
+        if not (self._fast and self._held):
             return self._fallback.in_message
-        probe = SSEStreamDecoder(max_event_bytes=len(self._pending) + 1)
-        probe.decode_text(self._pending)  # from a boundary, as the fallback would
+        held = "".join(self._held)
+        probe = SSEStreamDecoder(max_event_bytes=len(held) + 1)
+        probe.decode_text(held)  # from a boundary, as the fallback would
         return probe.in_message
 
     def feed(self, chunk: bytes) -> list[str]:
         text = self._fallback.text(chunk)
         if not self._fast:
             return self._fall_back(text)
-        buffer = self._pending + text if self._pending else text
+        if not text:
+            return []
+        held = self._held
+        if "\n" not in text:  # no message can end here: hold the text
+            held.append(text)
+            self._held_chars += len(text)
+            if len(held) > 1 and held[-2][-1] == "\n":  # a second line: not the common shape
+                return self._fall_back_held()
+            return self._checked_held([])
+        buffer = "".join(held) + text if held else text
+        held.clear()
+        self._held_chars = 0
         end = buffer.rfind("\n\n")
         if end < 0:
-            self._pending = buffer
-            return self._pending_checked([])
-        data = _fast_split(buffer, end)
-        if data is None:
-            self._pending = ""
-            return self._fall_back(buffer)
-        if end > self._max:
-            for value in data:
-                if len(value) > self._max:
-                    raise ProtocolError(_too_large(self._max))
-        self._pending = buffer[end + 2 :]
-        return self._pending_checked(data)
+            data: list[str] = []
+            rest = buffer
+        else:
+            split = _fast_split(buffer, end)
+            if split is None:
+                return self._fall_back(buffer)
+            data = split
+            if end > self._max:
+                for value in data:
+                    if len(value) > self._max:
+                        raise ProtocolError(_too_large(self._max))
+            rest = buffer[end + 2 :]
+        if not rest:
+            return data
+        held.append(rest)
+        self._held_chars = len(rest)
+        newline = rest.find("\n")
+        if 0 <= newline < len(rest) - 1:  # a line and more: not the common shape
+            return data + self._fall_back_held()
+        return self._checked_held(data)
 
     def close(self) -> list[str]:
         """End of stream: flush. A message without its closing blank line is NOT dispatched."""
-        out = self._fall_back_pending() if self._pending else []
+        out = self._fall_back_held() if self._held else []
         return out + [m.data for m in self._fallback.close()]
 
     def _fall_back(self, text: str) -> list[str]:
@@ -235,17 +258,18 @@ class SSEDataDecoder:
         self._fast = fallback.at_boundary
         return out
 
-    def _pending_checked(self, data: list[str]) -> list[str]:
-        """``data``, after what follows the last boundary goes to the fallback if it must: a CR
-        (with CR endings the fallback may dispatch a message now) or a partial message as long
-        as the size bound (the fallback's checks give the verdict)."""
-        pending = self._pending
-        if len(pending) > self._max or "\r" in pending:
-            return data + self._fall_back_pending()
+    def _checked_held(self, data: list[str]) -> list[str]:
+        """``data``, after the held text goes to the fallback if it must: a CR (with CR endings
+        the fallback may dispatch a message now) or as long as the size bound (the fallback's
+        checks give the verdict)."""
+        if self._held_chars > self._max or "\r" in self._held[-1]:
+            return data + self._fall_back_held()
         return data
 
-    def _fall_back_pending(self) -> list[str]:
-        text, self._pending = self._pending, ""
+    def _fall_back_held(self) -> list[str]:
+        text = "".join(self._held)
+        self._held.clear()
+        self._held_chars = 0
         return self._fall_back(text)
 
 

@@ -68,10 +68,11 @@ def _line(draw: st.DrawFn) -> str:
 @st.composite
 def _message(draw: st.DrawFn) -> bytes:
     """Mostly ``data: <value>\\n\\n``; sometimes any lines, a stray blank line or bad bytes."""
-    shape = draw(st.integers(0, 9))
-    if shape < 6:
-        return f"data: {draw(_VALUES).replace(chr(10), '').replace(chr(13), '')}\n\n".encode()
-    if shape < 9:
+    shape = draw(st.integers(0, 10))
+    if shape < 7:  # the common shape, or nearly (no space after the colon)
+        value = draw(_VALUES).replace("\n", "").replace("\r", "")
+        return f"data:{' ' if shape else ''}{value}\n\n".encode()
+    if shape < 10:
         lines = draw(st.lists(_line(), min_size=0, max_size=4))
         return ("".join(lines) + draw(_ENDINGS)).encode()
     return draw(st.sampled_from([b"\xff", b"\xe2\x82", b"\xc3", b"\xed\xa0\x80", b"\n", b"\r"]))
@@ -146,6 +147,10 @@ def data_of(trace: list[Any]) -> list[str]:
 @example((b"data: 1\r\rdata: 2\r\r", [b"data: 1\r\r", b"data: 2\r\r"]), 1024)
 @example((b"data: a\n\n\ndata: b\n\n", [b"data: a\n\n\ndata: b\n\n"]), 1024)
 @example((b"data: 1\n\n: c\n", [b"data: 1\n\n: c\n"]), 1024)
+@example((b"data:x\n\ndata: y\n\n", [b"data:x\n\ndata: y\n\n"]), 1024)
+@example((b"data: \n\ndata: y\n\n", [b"data: \n\ndata: y\n\n"]), 1024)
+@example((b"data: 1\r\rdata: 2\n\n", [b"data: 1\r\rdata: 2\n\n"]), 1024)
+@example((b"data: 0123456789", [b"data: 01234", b"56789"]), 8)
 def test_fast_path_equals_the_general_decoder_feed_by_feed(
     case: tuple[bytes, list[bytes]], limit: int
 ) -> None:
@@ -226,6 +231,28 @@ def test_a_partial_line_keeps_the_fallback_until_a_boundary() -> None:
     assert not decoder._fast
     assert decoder.feed(b"\r\n\r\ndata: c\n\n") == ["a\nb", "c"]
     assert decoder._fast
+
+
+def test_a_large_event_in_many_chunks_is_held_in_pieces() -> None:
+    """Held text is joined once, when a line ends: joining it on every chunk made a 10 MB
+    event arriving in 16 KiB chunks cost seconds (quadratic)."""
+    decoder = SSEDataDecoder()
+    assert decoder.feed(b"data: ") == []
+    for _ in range(1000):
+        assert decoder.feed(b"x" * 1000) == []
+    assert decoder._fast and len(decoder._held) == 1001
+    assert decoder.feed(b"\n") == [] and len(decoder._held) == 1
+    assert decoder.feed(b"\n") == ["x" * 1_000_000]
+
+
+@pytest.mark.parametrize("chunks", [[b"data: a\n", b"data: b"], [b"data: a\ndata: b"]])
+def test_a_second_line_goes_to_the_general_decoder_at_once(chunks: list[bytes]) -> None:
+    """Not the common shape: the general decoder reads it line by line, not joined again."""
+    decoder = SSEDataDecoder()
+    for chunk in chunks:
+        assert decoder.feed(chunk) == []
+    assert not decoder._fast and decoder._held == []
+    assert decoder.feed(b"\n\n") == ["a\nb"]
 
 
 def test_in_message_mid_stream_matches_the_general_decoder() -> None:
