@@ -1,0 +1,104 @@
+"""_patch.apply_patch (a copy-on-write fast path for one add/replace/remove) against jsonpatch,
+differentially: the same document or the same error class, and the input never mutated."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import hypothesis.strategies as st
+import jsonpatch
+import jsonpointer
+from hypothesis import HealthCheck, given, settings
+
+from agui_notebook._patch import apply_patch
+
+MANY = settings(
+    deadline=None, max_examples=800, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+KEYS = st.sampled_from(["a", "b", "0", "1", "", "~", "a/b"])
+LEAF = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from(["x", ""])
+DOCUMENT = st.recursive(
+    LEAF,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3),
+    max_leaves=8,
+)
+TOKENS = st.sampled_from(["a", "b", "0", "1", "2", "-", "01", "", "~0", "~1", "a~1b", "x"])
+
+
+def _escape(key: Any) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+@st.composite
+def existing_path(draw: st.DrawFn, document: Any) -> str:
+    """A path into ``document`` (its last token may name a new key, an end or a bad index)."""
+    tokens: list[str] = []
+    node = document
+    while isinstance(node, dict | list) and node and draw(st.booleans()):
+        key = draw(st.sampled_from(list(node) if isinstance(node, dict) else range(len(node))))
+        tokens.append(_escape(key))
+        node = node[key]
+    if draw(st.booleans()):
+        tokens.append(draw(TOKENS | st.just(str(len(node)) if isinstance(node, list) else "n")))
+    return "".join("/" + t for t in tokens)
+
+
+@st.composite
+def operation(draw: st.DrawFn, document: Any) -> dict[str, Any]:
+    if draw(st.integers(0, 2)):
+        path = draw(existing_path(document))
+    else:
+        path = "".join("/" + t for t in draw(st.lists(TOKENS, max_size=3)))
+    if draw(st.integers(0, 9)) == 0:
+        path = draw(st.sampled_from(["a", "a/b", "//", "/a/"]))
+    op: dict[str, Any] = {"op": draw(st.sampled_from(["add", "replace", "remove", "test"]))}
+    if draw(st.integers(0, 9)):
+        op["path"] = path
+    if op["op"] != "remove" and draw(st.integers(0, 9)):
+        op["value"] = draw(DOCUMENT)
+    return op
+
+
+def outcome(apply: Any, document: Any, patch: list[Any]) -> tuple[str, Any]:
+    try:
+        return ("ok", apply(document, patch))
+    except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException):
+        return ("error", None)
+    except (TypeError, KeyError, IndexError, AttributeError) as exc:
+        return ("error", type(exc).__name__)
+
+
+def reference(document: Any, patch: list[Any]) -> Any:
+    return jsonpatch.apply_patch(document, patch, in_place=False)
+
+
+def check(document: Any, op: dict[str, Any]) -> None:
+    before = copy.deepcopy(document)
+    assert outcome(apply_patch, document, [op]) == outcome(reference, document, [op])
+    assert document == before  # all-or-nothing: the prior document is never touched
+
+
+@MANY
+@given(st.data())
+def test_one_operation_gives_what_jsonpatch_gives(data: st.DataObject) -> None:
+    document = data.draw(DOCUMENT)
+    check(document, data.draw(operation(document)))
+
+
+def test_the_edges_give_what_jsonpatch_gives() -> None:
+    edges: list[tuple[Any, dict[str, Any]]] = [
+        ({"a": [1, 2]}, {"op": "add", "path": "/a/-", "value": 3}),
+        ({"a": [1, 2]}, {"op": "add", "path": "/a/0", "value": 3}),
+        ({"a": [1, 2]}, {"op": "add", "path": "/a/2", "value": 3}),
+        ({"a": [1, 2]}, {"op": "add", "path": "/a/3", "value": 3}),
+        ({"a": [1, 2]}, {"op": "replace", "path": "/a/2", "value": 3}),
+        ({"a": {"b": 1}}, {"op": "remove", "path": "/a/b"}),
+        ({"a": {"b": 1}}, {"op": "replace", "path": "/a/c", "value": 1}),
+        ({"a/b": {"~": 1}}, {"op": "remove", "path": "/a~1b/~0"}),
+        ([0], {"op": "add", "path": "/01", "value": 1}),
+        ({"a": 1}, {"op": "add", "path": "/a/b", "value": 1}),
+    ]
+    for document, op in edges:
+        check(document, op)
