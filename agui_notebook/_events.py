@@ -468,6 +468,7 @@ class EventParser:
         # so errors and warnings are the same either way.
         etype = data[9 : data.find('"', 9)] if data.startswith(_TYPE_FIRST) else ""
         validate = _FAST_JSON.get(etype)
+        own_type = validate is not None  # the object's first key: its own type, not a nested one
         if validate is None:  # a name found by the prefix is the search's first match too
             found = _TYPE_FIELD.search(data, 0, 200)
             if found is not None:
@@ -479,6 +480,8 @@ class EventParser:
             event: BaseModel = validate(data)
         except ValueError:
             return self._slow(data)
+        if not own_type and "type" not in event.model_fields_set:
+            return self._slow(data)  # the search found a nested type; the model's default hid it
         if etype == "STATE_DELTA" and not _patch_clean(event.delta):  # type: ignore[attr-defined]
             return self._slow(data)  # unknown ops pruned, malformed ones refused there
         if event.__pydantic_extra__ or etype in _NESTED_MODELS:

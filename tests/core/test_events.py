@@ -142,6 +142,9 @@ def test_a_known_field_with_a_bad_value_is_fatal(event: dict, match: str) -> Non
         ('"RUN_STARTED"', "must be a JSON object"),
         ('{"threadId": "t"}', "no string 'type'"),
         ('{"type": 5}', "no string 'type'"),
+        # A frequent event's fields with its type only nested: the model's default type must
+        # not stand in for the missing one.
+        ('{"messageId":"m","delta":"hi","metadata":{"type":"TEXT_MESSAGE_CONTENT"}}', "no string"),
     ],
 )
 def test_not_an_event_is_fatal(data: str, match: str) -> None:

@@ -145,6 +145,7 @@ def _parsers(strict: bool, open_chunk: bool) -> tuple[EventParser, EventParser]:
 @example(['{"type": "STATE_DELTA", "delta": [{"op": "bogus", "path": "/a"}]}'], False, False)
 @example(['{"delta":"x","type":"TOOL_CALL_ARGS","toolCallId":"c"}'], False, True)
 @example(['{"type":"lower","type":"TEXT_MESSAGE_END","messageId":"m"}'], True, False)
+@example(['{"messageId":"m","delta":"hi","toolCallId":{"type":"TEXT_MESSAGE_CONTENT"}}'], False, False)  # fmt: skip
 @example(['{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f","parentMessageId":null}'], True, False)  # fmt: skip
 @example(['{"type":"TOOL_CALL_RESULT","messageId":"r","toolCallId":"c","content":[{"type":"text","text":"hi","odd":1}]}'], False, False)  # fmt: skip
 @example(
