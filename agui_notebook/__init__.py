@@ -13,9 +13,9 @@ stays free of widget and Jupyter imports.
 import typing as _typing
 
 from . import policies as _policies
-from ._a2ui import SurfaceAction, act
 from ._agent import Agent
-from ._decisions import Decision, answer, approve, cancel, edit, reject
+from ._decisions.decision import Decision, answer, approve, cancel, edit, reject
+from ._decisions.interrupts import PendingInterrupt
 from ._errors import (
     AGUIError,
     ConnectError,
@@ -41,11 +41,11 @@ from ._errors import (
     UnansweredInterrupts,
     UnknownInterrupt,
 )
-from ._genui import register_activity_renderer
-from ._interrupts import PendingInterrupt
 from ._record import replay_policy as _replay_policy
-from ._reducer import ToolCallInfo
-from ._stored import ThreadSummary
+from ._state.a2ui import SurfaceAction, act
+from ._state.genui import register_activity_renderer
+from ._state.reducer import ToolCallInfo
+from ._store.codec import ThreadSummary
 from ._thread import RunRecord, RunResult, RunStream, Thread
 from ._version import __version__
 
@@ -54,14 +54,14 @@ from ._version import __version__
 _policies.register_kind("replay", _replay_policy)
 
 if _typing.TYPE_CHECKING:
-    from ._chat import Chat, ChatResult
+    from ._chat.chat import Chat, ChatResult
 
 _LAZY = {"Chat", "ChatResult"}  # defined in _chat, which imports the widget (anywidget)
 
 
 def __getattr__(name: str) -> _typing.Any:
     if name in _LAZY:
-        from . import _chat
+        from ._chat import chat as _chat
 
         return getattr(_chat, name)
     raise AttributeError(f"module 'agui_notebook' has no attribute {name!r}")

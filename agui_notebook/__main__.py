@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=False,
         help="also save widget references and state (default: chat views as static text+HTML)",
     )
-    from agui_notebook._store_cli import add_store_commands
+    from agui_notebook._store.cli import add_store_commands
 
     add_store_commands(commands)
     return parser
@@ -111,14 +111,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             serve(args.host, args.port, **options)
         return 0
     if args.command == "notebooks":
-        from agui_notebook._notebooks import main as notebooks_main
+        from agui_notebook._notebook.execute import main as notebooks_main
 
         forwarded = [*args.paths, "--policy", args.policy, "--timeout", str(args.timeout)]
         if args.widget_state:
             forwarded.append("--widget-state")
         return notebooks_main(forwarded)
     if args.command in ("threads", "audit"):
-        from agui_notebook._store_cli import run_audit, run_threads
+        from agui_notebook._store.cli import run_audit, run_threads
 
         return run_threads(args) if args.command == "threads" else run_audit(args)
     parser.error(f"unknown command {args.command}")

@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from ._durable import Journal, resolve_store
-from ._http import HTTPTransport, make_timeout, safe_url
-from ._secrets import redact_url
-from ._sse import DEFAULT_MAX_EVENT_BYTES
-from ._stored import ThreadSummary
+from ._protocol.secrets import redact_url
+from ._protocol.sse import DEFAULT_MAX_EVENT_BYTES
+from ._store.codec import ThreadSummary
+from ._store.journal import Journal, resolve_store
 from ._thread import Thread
+from ._transports.http import HTTPTransport, make_timeout, safe_url
 
 if TYPE_CHECKING:
-    from ._chat import Chat
+    from ._chat.chat import Chat
 
 __all__ = ["Agent"]
 
@@ -148,7 +148,7 @@ class Agent:
         ``agent.chat(thread_id)`` on a stored thread with pending interrupts shows their cards
         again; a decision resumes the thread (``await chat.wait()`` gives the final result).
         """
-        from ._chat import Chat
+        from ._chat.chat import Chat
 
         return Chat(self.thread(thread_id), **options)
 

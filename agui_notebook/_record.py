@@ -39,10 +39,10 @@ from typing import Any
 import httpx
 
 from ._agent import Agent
-from ._decisions import Decision, answer, approve, cancel, edit, reject
+from ._decisions.decision import Decision, answer, approve, cancel, edit, reject
+from ._decisions.interrupts import PendingInterrupt, parse_expiry
 from ._errors import AGUIError, ProtocolError
-from ._interrupts import PendingInterrupt, parse_expiry
-from ._secrets import (
+from ._protocol.secrets import (
     EMPTY,
     REDACTED,
     EventGuard,
@@ -51,16 +51,16 @@ from ._secrets import (
     redact_headers,
     redact_url,
 )
-from ._secrets import (
+from ._protocol.secrets import (
     redact_body as _redact_body,
 )
-from ._secrets import (
+from ._protocol.secrets import (
     redact_json as _redact_json,
 )
-from ._secrets import (
+from ._protocol.secrets import (
     secret_values as _secret_values,
 )
-from ._sse import SSEMessage, SSEStreamDecoder
+from ._protocol.sse import SSEMessage, SSEStreamDecoder
 from ._version import __version__
 from .policies import Policy
 

@@ -24,10 +24,8 @@ from typing import Any, Literal, Protocol
 from ag_ui.core import AssistantMessage, ReasoningMessage, ResumeEntry
 from pydantic import BaseModel
 
-from ._compat import outgoing_history
-from ._compat_crewai import refuse_message_while_paused, same_interrupt_again
-from ._compat_langgraph import refuse_new_message, route_resume
-from ._decisions import Decision, Decisions, build_resume, check_decisions
+from ._decisions.decision import Decision, Decisions, build_resume, check_decisions
+from ._decisions.interrupts import PendingInterrupt
 from ._errors import (
     AGUIError,
     ConnectError,
@@ -39,14 +37,16 @@ from ._errors import (
     TransportError,
     TruncatedRunError,
 )
-from ._events import CLIENT_VERSION, EventParser, enforce_input, type_of
-from ._http import ConnectionDropped
-from ._interrupts import PendingInterrupt
-from ._reducer import RunReducer, ThreadSnapshot, ToolCallInfo
-from ._secrets import EventGuard, Scrubber
-from ._sse import SSEDataDecoder
-from ._verify import OrderVerifier
-from ._wire import UserMessage, as_message
+from ._frameworks.common import outgoing_history
+from ._frameworks.crewai import refuse_message_while_paused, same_interrupt_again
+from ._frameworks.langgraph import refuse_new_message, route_resume
+from ._protocol.events import CLIENT_VERSION, EventParser, enforce_input, type_of
+from ._protocol.secrets import EventGuard, Scrubber
+from ._protocol.sse import SSEDataDecoder
+from ._protocol.verify import OrderVerifier
+from ._protocol.wire import UserMessage, as_message
+from ._state.reducer import RunReducer, ThreadSnapshot, ToolCallInfo
+from ._transports.http import ConnectionDropped
 
 __all__ = [
     "PROTOCOL_VERSION",

@@ -39,9 +39,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ._a2ui import Surface, SurfaceAction, act
-from ._decisions import Decision, answer, approve, cancel, edit, reject
-from ._interrupts import PendingInterrupt
+from ._decisions.decision import Decision, answer, approve, cancel, edit, reject
+from ._decisions.interrupts import PendingInterrupt
+from ._state.a2ui import Surface, SurfaceAction, act
 
 __all__ = [
     "ENV_VAR",

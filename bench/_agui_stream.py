@@ -30,8 +30,28 @@ ARGS_DELTAS = 20
 STATE_DELTAS = 15
 BLOCK = (TEXT_DELTAS + 2) + (ARGS_DELTAS + 3) + STATE_DELTAS  # 100
 
-_WORDS = ["Hello", " there", ",", " the", " quick", " brown", " fox", " jumps", " over", " a",
-          " lazy", " dog", ".", " It", " was", " sunny", " in", " Paris", " today", "!"]
+_WORDS = [
+    "Hello",
+    " there",
+    ",",
+    " the",
+    " quick",
+    " brown",
+    " fox",
+    " jumps",
+    " over",
+    " a",
+    " lazy",
+    " dog",
+    ".",
+    " It",
+    " was",
+    " sunny",
+    " in",
+    " Paris",
+    " today",
+    "!",
+]
 
 
 def _dumps(obj: dict[str, Any]) -> bytes:
@@ -40,7 +60,7 @@ def _dumps(obj: dict[str, Any]) -> bytes:
 
 def _split(text: str, parts: int) -> list[str]:
     n = len(text)
-    return [text[i * n // parts:(i + 1) * n // parts] for i in range(parts)]
+    return [text[i * n // parts : (i + 1) * n // parts] for i in range(parts)]
 
 
 def _text_message(mid: str, deltas: int, start: int = 0) -> Iterator[dict[str, Any]]:
@@ -57,8 +77,10 @@ def mixed_events(n: int) -> Iterator[dict[str, Any]]:
     if n < 3:
         raise ValueError("a run needs at least 3 events")
     yield {"type": "RUN_STARTED", "threadId": THREAD_ID, "runId": RUN_ID, "protocolVersion": "1.1"}
-    yield {"type": "STATE_SNAPSHOT",
-           "snapshot": {"counter": 0, "status": "idle", "city": "Paris", "items": ["a", "b"]}}
+    yield {
+        "type": "STATE_SNAPSHOT",
+        "snapshot": {"counter": 0, "status": "idle", "city": "Paris", "items": ["a", "b"]},
+    }
     remaining = n - 3
     block = 0
     counter = 0
@@ -66,15 +88,30 @@ def mixed_events(n: int) -> Iterator[dict[str, Any]]:
         mid = f"msg-{block}"
         yield from _text_message(mid, TEXT_DELTAS, block)
         tcid = f"call-{block}"
-        yield {"type": "TOOL_CALL_START", "toolCallId": tcid, "toolCallName": "get_weather",
-               "parentMessageId": mid}
-        args = json.dumps({"city": "Paris", "days": block % 7 + 1, "units": "metric",
-                           "note": f"forecast request number {block}"})
+        yield {
+            "type": "TOOL_CALL_START",
+            "toolCallId": tcid,
+            "toolCallName": "get_weather",
+            "parentMessageId": mid,
+        }
+        args = json.dumps(
+            {
+                "city": "Paris",
+                "days": block % 7 + 1,
+                "units": "metric",
+                "note": f"forecast request number {block}",
+            }
+        )
         for piece in _split(args, ARGS_DELTAS):
             yield {"type": "TOOL_CALL_ARGS", "toolCallId": tcid, "delta": piece}
         yield {"type": "TOOL_CALL_END", "toolCallId": tcid}
-        yield {"type": "TOOL_CALL_RESULT", "messageId": f"result-{block}", "toolCallId": tcid,
-               "content": '{"temperature":21,"sky":"clear"}', "role": "tool"}
+        yield {
+            "type": "TOOL_CALL_RESULT",
+            "messageId": f"result-{block}",
+            "toolCallId": tcid,
+            "content": '{"temperature":21,"sky":"clear"}',
+            "role": "tool",
+        }
         for _ in range(STATE_DELTAS):
             counter += 1
             if counter % 5:
@@ -89,10 +126,16 @@ def mixed_events(n: int) -> Iterator[dict[str, Any]]:
     else:
         for _ in range(remaining):
             counter += 1
-            yield {"type": "STATE_DELTA",
-                   "delta": [{"op": "replace", "path": "/counter", "value": counter}]}
-    yield {"type": "RUN_FINISHED", "threadId": THREAD_ID, "runId": RUN_ID,
-           "outcome": {"type": "success"}}
+            yield {
+                "type": "STATE_DELTA",
+                "delta": [{"op": "replace", "path": "/counter", "value": counter}],
+            }
+    yield {
+        "type": "RUN_FINISHED",
+        "threadId": THREAD_ID,
+        "runId": RUN_ID,
+        "outcome": {"type": "success"},
+    }
 
 
 def text_state_events(n: int, per_message: int = 40) -> Iterator[dict[str, Any]]:
@@ -114,10 +157,16 @@ def text_state_events(n: int, per_message: int = 40) -> Iterator[dict[str, Any]]
         yield from _text_message(f"msg-{m}", remaining - 2, m)
     else:
         for k in range(remaining):
-            yield {"type": "STATE_DELTA",
-                   "delta": [{"op": "replace", "path": "/counter", "value": m + k}]}
-    yield {"type": "RUN_FINISHED", "threadId": THREAD_ID, "runId": RUN_ID,
-           "outcome": {"type": "success"}}
+            yield {
+                "type": "STATE_DELTA",
+                "delta": [{"op": "replace", "path": "/counter", "value": m + k}],
+            }
+    yield {
+        "type": "RUN_FINISHED",
+        "threadId": THREAD_ID,
+        "runId": RUN_ID,
+        "outcome": {"type": "success"},
+    }
 
 
 #: The event mixes ``throughput.py`` measures: name -> (generator, default event count).
@@ -139,8 +188,12 @@ def text_events(deltas: int, *, messages: int = 1, delta: str = "abcd") -> Itera
         for _ in range(per + (1 if m < extra else 0)):
             yield line  # type: ignore[misc]  # pre-encoded: the same bytes every time
         yield {"type": "TEXT_MESSAGE_END", "messageId": mid}
-    yield {"type": "RUN_FINISHED", "threadId": THREAD_ID, "runId": RUN_ID,
-           "outcome": {"type": "success"}}
+    yield {
+        "type": "RUN_FINISHED",
+        "threadId": THREAD_ID,
+        "runId": RUN_ID,
+        "outcome": {"type": "success"},
+    }
 
 
 def encode(events: Iterable[dict[str, Any] | bytes]) -> Iterator[bytes]:
@@ -157,7 +210,7 @@ def rechunk(pieces: Iterable[bytes], size: int = CHUNK_SIZE) -> Iterator[bytes]:
         if len(buf) >= size:
             whole = len(buf) - len(buf) % size
             for i in range(0, whole, size):
-                yield bytes(buf[i:i + size])
+                yield bytes(buf[i : i + size])
             del buf[:whole]
     if buf:
         yield bytes(buf)
@@ -193,9 +246,7 @@ class SSEServer:
         return httpx.AsyncClient(transport=httpx.MockTransport(self), timeout=None)
 
 
-def pregenerated(
-    n: int, size: int = CHUNK_SIZE, mix: str = "project"
-) -> tuple[list[bytes], int]:
+def pregenerated(n: int, size: int = CHUNK_SIZE, mix: str = "project") -> tuple[list[bytes], int]:
     """The ``mix`` stream of ``n`` events, encoded once and cut into chunks; (chunks, bytes)."""
     data = b"".join(encode(MIXES[mix][0](n)))
-    return [data[i:i + size] for i in range(0, len(data), size)], len(data)
+    return [data[i : i + size] for i in range(0, len(data), size)], len(data)

@@ -111,13 +111,21 @@ def _mb(n: float | None) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--deltas", type=int, default=1_000_000)
     parser.add_argument("--scenarios", default="one,many")
-    parser.add_argument("--tracemalloc", action="store_true",
-                        help="also run each scenario under tracemalloc (a second, ~5x slower run)")
-    parser.add_argument("--max-events-kept", default="10000",
-                        help="Agent(max_events_kept=...); 'none' keeps every event")
+    parser.add_argument(
+        "--tracemalloc",
+        action="store_true",
+        help="also run each scenario under tracemalloc (a second, ~5x slower run)",
+    )
+    parser.add_argument(
+        "--max-events-kept",
+        default="10000",
+        help="Agent(max_events_kept=...); 'none' keeps every event",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--trace", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -127,16 +135,28 @@ def main() -> int:
         print(json.dumps(child(args.child, args.deltas, args.trace, keep)))
         return 0
 
-    print(f"agui_notebook memory: {args.deltas:,} TEXT_MESSAGE_CONTENT deltas of {len(DELTA)} chars, "
-          f"max_events_kept={keep}, lazily generated body in 16 KiB chunks")
-    print(f"{'scenario':<34} {'text held':>20} {'peak RSS growth':>16} {'tracemalloc peak':>17}"
-          f" {'peak/text':>10} {'events/s':>9} {'kept':>6}")
+    print(
+        f"agui_notebook memory: {args.deltas:,} TEXT_MESSAGE_CONTENT deltas of {len(DELTA)} chars, "
+        f"max_events_kept={keep}, lazily generated body in 16 KiB chunks"
+    )
+    print(
+        f"{'scenario':<34} {'text held':>20} {'peak RSS growth':>16} {'tracemalloc peak':>17}"
+        f" {'peak/text':>10} {'events/s':>9} {'kept':>6}"
+    )
     for scenario in args.scenarios.split(","):
         runs = [False, True] if args.tracemalloc else [False]
         results = []
         for trace in runs:
-            cmd = [sys.executable, __file__, "--child", scenario, "--deltas", str(args.deltas),
-                   "--max-events-kept", args.max_events_kept]
+            cmd = [
+                sys.executable,
+                __file__,
+                "--child",
+                scenario,
+                "--deltas",
+                str(args.deltas),
+                "--max-events-kept",
+                args.max_events_kept,
+            ]
             if trace:
                 cmd.append("--trace")
             out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -146,10 +166,14 @@ def main() -> int:
         ratio = plain["peak_rss_growth"] / plain["text_bytes"]
         label = f"{scenario} ({plain['messages']:,} msg{'s' if plain['messages'] > 1 else ''}, {plain['events']:,} ev)"
         text = f"{plain['text_chars'] / 1e6:.1f}M chars, {_mb(plain['text_bytes'])}"
-        print(f"{label:<34} {text:>20} {_mb(plain['peak_rss_growth']):>16} {_mb(traced):>17}"
-              f" {ratio:>9.1f}x {plain['events'] / plain['elapsed']:>9,.0f} {plain['events_kept']:>6,}")
+        print(
+            f"{label:<34} {text:>20} {_mb(plain['peak_rss_growth']):>16} {_mb(traced):>17}"
+            f" {ratio:>9.1f}x {plain['events'] / plain['elapsed']:>9,.0f} {plain['events_kept']:>6,}"
+        )
         if traced is not None:
-            print(f"{'':<34} {'':>20} {'':>16} {'':>17} {traced / plain['text_bytes']:>9.1f}x (tracemalloc)")
+            print(
+                f"{'':<34} {'':>20} {'':>16} {'':>17} {traced / plain['text_bytes']:>9.1f}x (tracemalloc)"
+            )
         sys.stdout.flush()
     return 0
 

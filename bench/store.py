@@ -36,8 +36,8 @@ from _agui_stream import URL, SSEServer, pregenerated
 from ag_ui.core import AssistantMessage, FunctionCall, ToolCall, ToolMessage, UserMessage
 
 from agui_notebook import Agent, approve
-from agui_notebook._interrupts import PendingInterrupt
-from agui_notebook._reducer import ThreadSnapshot, ToolCallInfo
+from agui_notebook._decisions.interrupts import PendingInterrupt
+from agui_notebook._state.reducer import ThreadSnapshot, ToolCallInfo
 from agui_notebook._thread import RunRecord, Thread
 
 TOKEN = "sk-bench-" + uuid.uuid4().hex

@@ -174,14 +174,20 @@ def _measure(
 
     rate = {k: events / statistics.median(v) for k, v in times.items()}
     best = {k: events / statistics.median(v) for k, v in cpu.items()}
-    print(f"\n{mix} mix: {events:,} events, {total / 1e6:.1f} MB of SSE, {len(chunks)} chunks of "
-          f"{args.chunk // 1024} KiB; {MIX_NOTES[mix]}")
-    print(f"{'contender':<50} {'events/s':>10} {'vs (a)':>7} {'CPU ev/s':>10} {'vs (a)':>7}"
-          "   wall runs (s)")
+    print(
+        f"\n{mix} mix: {events:,} events, {total / 1e6:.1f} MB of SSE, {len(chunks)} chunks of "
+        f"{args.chunk // 1024} KiB; {MIX_NOTES[mix]}"
+    )
+    print(
+        f"{'contender':<50} {'events/s':>10} {'vs (a)':>7} {'CPU ev/s':>10} {'vs (a)':>7}"
+        "   wall runs (s)"
+    )
     for key, (label, _) in contenders.items():
         runs = " ".join(f"{t:.2f}" for t in times[key])
-        print(f"{label:<50} {rate[key]:>10,.0f} {rate[key] / rate['a']:>6.2f}x"
-              f" {best[key]:>10,.0f} {best[key] / best['a']:>6.2f}x   {runs}")
+        print(
+            f"{label:<50} {rate[key]:>10,.0f} {rate[key] / rate['a']:>6.2f}x"
+            f" {best[key]:>10,.0f} {best[key] / best['a']:>6.2f}x   {runs}"
+        )
     print(f"(c) yielded {counts['c']:,} updates for {events:,} events")
     return {k: (rate[k], best[k]) for k in contenders}
 
@@ -198,23 +204,31 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--mix", choices=[*MIXES, "both"], default="both")
-    parser.add_argument("--events", type=int, help="events per mix (default: 100k project, "
-                        "50k text+state)")
+    parser.add_argument(
+        "--events", type=int, help="events per mix (default: 100k project, 50k text+state)"
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--chunk", type=int, default=16 * 1024, help="response chunk size in bytes")
-    parser.add_argument("--no-keep-all", action="store_true", help="skip the max_events_kept=None row")
-    parser.add_argument("--profile", choices=["a", "b", "b'", "bs", "c"],
-                        help="cProfile one run of a contender")
+    parser.add_argument(
+        "--no-keep-all", action="store_true", help="skip the max_events_kept=None row"
+    )
+    parser.add_argument(
+        "--profile", choices=["a", "b", "b'", "bs", "c"], help="cProfile one run of a contender"
+    )
     parser.add_argument("--top", type=int, default=30, help="rows of the profile to print")
     args = parser.parse_args()
     mixes = list(MIXES) if args.mix == "both" else [args.mix]
     models = _floor_models()
 
-    print(f"AG-UI throughput: the same in-memory SSE bytes through every contender; median of "
-          f"{args.rounds} interleaved rounds per mix")
+    print(
+        f"AG-UI throughput: the same in-memory SSE bytes through every contender; median of "
+        f"{args.rounds} interleaved rounds per mix"
+    )
     print(f"python {platform.python_version()} on {platform.machine()}, {_versions()}")
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
-          f"({os.cpu_count()} CPUs)")
+    print(
+        f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+        f"({os.cpu_count()} CPUs)"
+    )
 
     if args.profile:
         for mix in mixes:
@@ -228,16 +242,25 @@ def main() -> int:
         for i, name in enumerate(("wall", "CPU")):
             b_a = r["b"][i] / r["a"][i]
             b_c = r["b"][i] / r["c"][i]
-            print(f"{mix + ' ' + name + ':':<18} b/a = {b_a:.2f}  "
-                  f"{'PASS' if b_a >= TARGET_B_OVER_A else 'MISS'}    b/c = {b_c:.2f}  "
-                  f"{'PASS' if b_c >= TARGET_B_OVER_C else 'MISS'}")
+            print(
+                f"{mix + ' ' + name + ':':<18} b/a = {b_a:.2f}  "
+                f"{'PASS' if b_a >= TARGET_B_OVER_A else 'MISS'}    b/c = {b_c:.2f}  "
+                f"{'PASS' if b_c >= TARGET_B_OVER_C else 'MISS'}"
+            )
     return 0
 
 
 def _versions() -> str:
     from importlib.metadata import version
 
-    names = ["agui-notebook", "ag-ui-protocol", "pydantic", "httpx", "httpx-sse", "agent-framework-ag-ui"]
+    names = [
+        "agui-notebook",
+        "ag-ui-protocol",
+        "pydantic",
+        "httpx",
+        "httpx-sse",
+        "agent-framework-ag-ui",
+    ]
     parts = []
     for name in names:
         try:

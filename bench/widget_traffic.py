@@ -22,9 +22,9 @@ from typing import Any
 
 import httpx
 
-import agui_notebook._chat as chat_module
+import agui_notebook._chat.chat as chat_module
 from agui_notebook import Agent
-from agui_notebook._widgets import ChatView
+from agui_notebook._view.widget import ChatView
 
 
 def stream_bytes(deltas: int) -> bytes:
@@ -42,7 +42,9 @@ def stream_bytes(deltas: int) -> bytes:
     ]
     parts += [
         frame({"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
-        frame({"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/balance", "value": 1}]}),
+        frame(
+            {"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/balance", "value": 1}]}
+        ),
         frame({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
     ]
     return "".join(parts).encode()
@@ -60,7 +62,9 @@ class _Body(httpx.AsyncByteStream):
 
 def agent_for(data: bytes) -> Agent:
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=_Body(data))
+        return httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, stream=_Body(data)
+        )
 
     client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
     return Agent("http://bench.invalid/", http_client=client, store=None)  # the view, not the store
@@ -134,8 +138,10 @@ async def main() -> None:
     print(f"(a) thread without a view : {a:.3f} s  ({args.deltas / a:,.0f} deltas/s)")
     print(f"(b) chat with a view      : {b:.3f} s  ({args.deltas / b:,.0f} deltas/s)")
     print(f"comm messages from the view: {comm.messages} ({comm.bytes / 1e6:.1f} MB encoded)")
-    print(f"coalescing bound (30/s of run time + 10): {window:.0f} -> "
-          f"{'PASS' if comm.messages <= window else 'MISS'}")
+    print(
+        f"coalescing bound (30/s of run time + 10): {window:.0f} -> "
+        f"{'PASS' if comm.messages <= window else 'MISS'}"
+    )
     print(f"time ratio b/a: {b / a:.2f}x (target <= 1.5x) -> {'PASS' if b / a <= 1.5 else 'MISS'}")
 
 

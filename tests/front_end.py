@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
-from agui_notebook import _chat
-from agui_notebook._waiting import KernelSupport
+from agui_notebook._chat import chat as _chat
+from agui_notebook._notebook.host import KernelSupport
 
 JUPYTER = KernelSupport("jupyter", True, True, "ipykernel 7.4.0 (a test front end)", "7.4.0")
 IPYKERNEL_6 = KernelSupport("jupyter", True, False, "ipykernel 6.29.5 (a test front end)", "6.29.5")

@@ -116,20 +116,27 @@ def closure(name: str) -> set[str]:
 # Keep in step with docs/architecture.md ("Python layers"). Names are relative to agui_notebook.
 
 CORE = {
-    "_errors", "_sse", "_events", "_verify", "_reducer", "_patch", "_interrupts", "_decisions",
-    "_compat", "_compat_adk", "_compat_crewai", "_compat_langgraph", "_secrets", "_items",
-    "policies", "_version", "_a2ui", "_genui", "_wire", "_parts", "_audit", "_stored",
-    "_transcript", "_transcript_blocks", "_transcript_genui", "_transcript_html",
+    "_errors", "_protocol.sse", "_protocol.events", "_protocol.verify", "_state.reducer", "_state.patch", "_decisions.interrupts", "_decisions.decision",
+    "_frameworks.common", "_frameworks.adk", "_frameworks.crewai", "_frameworks.langgraph", "_protocol.secrets", "_state.items",
+    "policies", "_version", "_state.a2ui", "_state.genui", "_protocol.wire", "_state.parts", "_decisions.audit", "_store.codec",
+    "_view.transcript", "_view.blocks", "_view.transcript_genui", "_view.html",
 }  # fmt: skip
 # The protocol's own shapes (ag_ui.core, extended to 1.1): no client behaviour, so the demo, which
 # stands for a remote agent, may speak them too.
-PROTOCOL_MODELS = "_wire"
-EFFECTS = {"_http", "_waiting", "_widgets", "_static", "_notebooks", "_store"}
+PROTOCOL_MODELS = "_protocol.wire"
+EFFECTS = {
+    "_transports.http",
+    "_notebook.host",
+    "_view.widget",
+    "_view.static",
+    "_notebook.execute",
+    "_store.sqlite",
+}
 # The session layers, lowest first: each may import the ones before it, never one after it.
 SESSION = [
-    "_thread", "_durable", "_surfaces",
-    "_chat_result", "_chat_stream", "_chat_cards", "_chat_deciding", "_chat",  # Chat, in its parts
-    "_agent", "_record", "_store_cli",
+    "_thread", "_store.journal", "_chat.surfaces",
+    "_chat.result", "_chat.streamer", "_chat.cards", "_chat.decider", "_chat.chat",  # Chat, in its parts
+    "_agent", "_record", "_store.cli",
 ]  # fmt: skip
 FACADES = {PACKAGE, "record", "__main__"}
 DEMO = "demo"
@@ -140,29 +147,39 @@ NOT_IN_CORE = {
     "traitlets", "IPython", "ipykernel", "uvicorn", "nbclient", "nbformat", "starlette",
 }  # fmt: skip
 # The one exception: _secrets reads URLs and requests with httpx's parsers (it sends nothing).
-CORE_EXCEPTIONS = {("_secrets", "httpx")}
+CORE_EXCEPTIONS = {("_protocol.secrets", "httpx")}
 # Each of these libraries belongs to one side-effect module (the demo server aside).
 OWNED = {
-    "anywidget": {"_widgets"},
-    "traitlets": {"_widgets"},
-    "ipywidgets": {"_widgets"},
-    "IPython": {"_waiting", "_chat"},  # _chat: display(view), showing the view in the cell
-    "ipykernel": {"_waiting"},
-    "marimo": {"_waiting"},  # what is running, and showing a view there
-    "google": {"_waiting"},  # google.colab: its widget manager
-    "nbclient": {"_notebooks"},
-    "nbformat": {"_notebooks"},
+    "anywidget": {"_view.widget"},
+    "traitlets": {"_view.widget"},
+    "ipywidgets": {"_view.widget"},
+    "IPython": {
+        "_notebook.host",
+        "_chat.chat",
+    },  # _chat: display(view), showing the view in the cell
+    "ipykernel": {"_notebook.host"},
+    "marimo": {"_notebook.host"},  # what is running, and showing a view there
+    "google": {"_notebook.host"},  # google.colab: its widget manager
+    "nbclient": {"_notebook.execute"},
+    "nbformat": {"_notebook.execute"},
     "uvicorn": {"demo._server"},
 }
 # Side-effect modules use the core only; _widgets finds its front end through _static.
-EFFECT_EXCEPTIONS = {("_widgets", "_static")}
+EFFECT_EXCEPTIONS = {("_view.widget", "_view.static")}
 
 
 def _internal(name: str) -> set[str]:
     return {_short(m) for m in GRAPH[f"{PACKAGE}.{name}" if name != PACKAGE else PACKAGE].internal}
 
 
+# The rooms' __init__ modules: docstrings only.
+ROOMS = {"_protocol", "_state", "_decisions", "_frameworks", "_transports", "_store", "_view",
+         "_chat", "_notebook"}  # fmt: skip
+
+
 def _layer_of(name: str) -> str:
+    if name in ROOMS:
+        return "room"
     if name in CORE:
         return "core"
     if name in EFFECTS:
@@ -186,9 +203,9 @@ def _names() -> Iterable[str]:
 def test_the_graph_is_read() -> None:
     # A broken reader would make every test below pass vacuously.
     assert len(GRAPH) > 20
-    assert "_errors" in _internal("_http")
+    assert "_errors" in _internal("_transports.http")
     assert "demo" in _internal("_agent")  # a lazy import, inside Agent.demo()
-    assert {"httpx", "asyncio"} <= GRAPH[f"{PACKAGE}._http"].external
+    assert {"httpx", "asyncio"} <= GRAPH[f"{PACKAGE}._transports.http"].external
 
 
 def test_find_cycle_finds_and_prints_a_circle() -> None:
@@ -251,9 +268,9 @@ def test_session_layers_import_only_downwards() -> None:
 
 def test_thread_knows_no_agent_and_policies_no_recording() -> None:
     # The two edges that once closed the circle, checked by name so the message is plain.
-    assert not closure(f"{PACKAGE}._thread") & {f"{PACKAGE}.{m}" for m in ("_agent", "_chat")}
+    assert not closure(f"{PACKAGE}._thread") & {f"{PACKAGE}.{m}" for m in ("_agent", "_chat.chat")}
     assert not closure(f"{PACKAGE}.policies") & {
-        f"{PACKAGE}.{m}" for m in ("_record", "_agent", "_thread", "_http", "_chat")
+        f"{PACKAGE}.{m}" for m in ("_record", "_agent", "_thread", "_transports.http", "_chat.chat")
     }
 
 

@@ -63,8 +63,15 @@ FILES = repository_files()
 
 def test_the_scan_sees_the_repository() -> None:
     names = {p.relative_to(ROOT).as_posix() for p in FILES}
-    assert {"README.md", "agui_notebook/_waiting.py", "scripts/test", "pyproject.toml"} <= names
-    assert "docs/front-ends.md" in citations(readable_text(ROOT / "agui_notebook/_waiting.py"))
+    assert {
+        "README.md",
+        "agui_notebook/_notebook/host.py",
+        "scripts/test",
+        "pyproject.toml",
+    } <= names
+    assert "docs/front-ends.md" in citations(
+        readable_text(ROOT / "agui_notebook/_notebook/host.py")
+    )
     assert citations("see docs/kernel-waiting.md, docs/images/card-dark.png; mo.md('x')") == {
         "docs/kernel-waiting.md",
         "docs/images/card-dark.png",

@@ -28,7 +28,7 @@ from typing import Any
 from ag_ui.core import BaseEvent, RunAgentInput
 from pydantic import ValidationError
 
-from .._wire import RunAgentInput as RunAgentInput11
+from .._protocol.wire import RunAgentInput as RunAgentInput11
 from ._emit import Pause, Step
 from ._options import DemoOptions
 from ._scenarios import DemoAgent

@@ -6,7 +6,7 @@ what was streamed can never disagree.
 
 Works with ag-ui-protocol 0.1.22 and 1.x: fields missing from 0.1.22 (``protocolVersion``) go in as
 extra keys, which those models keep and serialise; 1.1 shapes neither line models (content parts on
-a tool result, ``encryptedValueType``) use the client's own extensions (``agui_notebook._wire``).
+a tool result, ``encryptedValueType``) use the client's own extensions (``agui_notebook._protocol.wire``).
 
 Inside ``with script.subagent(id, name):`` everything the script emits is attributed to that
 subagent invocation (``subagentRunId``), between SUBAGENT_STARTED and SUBAGENT_FINISHED.
@@ -54,7 +54,7 @@ from ag_ui.core import (
     ToolMessage,
 )
 
-from .. import _wire
+from .._protocol import wire as _wire
 from ._options import DemoOptions
 
 PROTOCOL_VERSION = "1.0"

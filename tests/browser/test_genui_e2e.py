@@ -120,7 +120,7 @@ def test_progress_and_a_form_filled_and_submitted_in_the_cell(
 
 
 HOSTILE_CELL = r"""
-from agui_notebook._widgets import ChatView
+from agui_notebook._view.widget import ChatView
 IMG = '<img src=x onerror="window.__pwned=1">'
 ops = [
     {"version": "v0.9", "createSurface": {"surfaceId": IMG, "catalogId": "x", "theme": {"primaryColor": "red;background:url(//evil.invalid)", "agentDisplayName": IMG}}},

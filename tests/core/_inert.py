@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-from agui_notebook._transcript_html import CLASSES, STYLE_ELEMENT_TEXT, TAGS
+from agui_notebook._view.html import CLASSES, STYLE_ELEMENT_TEXT, TAGS
 
 
 class _Inspector(HTMLParser):

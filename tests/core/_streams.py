@@ -14,10 +14,10 @@ from typing import Any
 import httpx
 
 from agui_notebook import Agent
-from agui_notebook._events import EventParser, type_of
-from agui_notebook._reducer import RunReducer, ThreadSnapshot
-from agui_notebook._sse import SSEDataDecoder
-from agui_notebook._verify import OrderVerifier
+from agui_notebook._protocol.events import EventParser, type_of
+from agui_notebook._protocol.sse import SSEDataDecoder
+from agui_notebook._protocol.verify import OrderVerifier
+from agui_notebook._state.reducer import RunReducer, ThreadSnapshot
 
 URL = "http://agent.test/agui"
 

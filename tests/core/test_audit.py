@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import pytest
 
 from agui_notebook import approve, cancel, edit, reject
-from agui_notebook._audit import (
+from agui_notebook._decisions.audit import (
     GENESIS_HASH,
     AuditEntry,
     ChainLink,
@@ -23,7 +23,7 @@ from agui_notebook._audit import (
     link,
     verify_chain,
 )
-from agui_notebook._interrupts import PendingInterrupt
+from agui_notebook._decisions.interrupts import PendingInterrupt
 
 # -- canonical JSON: the examples of RFC 8785 ---------------------------------------------------
 

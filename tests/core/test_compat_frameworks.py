@@ -15,11 +15,11 @@ import pytest
 from ag_ui.core import Interrupt
 
 from agui_notebook import InvalidDecision, UnansweredInterrupts, approve, cancel, edit, reject
-from agui_notebook._compat_adk import CONFIRMATION_SCHEMA, CONFIRMATION_TOOL, tool_confirmation
-from agui_notebook._compat_crewai import pause_from_event, reviewed_call, same_interrupt_again
-from agui_notebook._events import type_of
-from agui_notebook._interrupts import PendingInterrupt
-from agui_notebook._items import ItemList, card_interrupt
+from agui_notebook._decisions.interrupts import PendingInterrupt
+from agui_notebook._frameworks.adk import CONFIRMATION_SCHEMA, CONFIRMATION_TOOL, tool_confirmation
+from agui_notebook._frameworks.crewai import pause_from_event, reviewed_call, same_interrupt_again
+from agui_notebook._protocol.events import type_of
+from agui_notebook._state.items import ItemList, card_interrupt
 from tests.core._streams import ScriptedServer, interrupted, ok_run, run_finished, run_started, sse
 
 TRANSCRIPTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"

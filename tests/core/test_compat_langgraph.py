@@ -1,4 +1,4 @@
-"""Unit tests of LangGraph's compatibility (agui_notebook/_compat_langgraph.py) and of JSON-encoded
+"""Unit tests of LangGraph's compatibility (agui_notebook/_frameworks/langgraph.py) and of JSON-encoded
 tool results in the view. Pure: events and interrupts built by hand; the captured streams are in
 test_langgraph_transcripts.py, the live server in tests/interop/test_client_langgraph.py."""
 
@@ -10,16 +10,16 @@ import pytest
 from ag_ui.core import CustomEvent, EventType, Interrupt, ResumeEntry
 
 from agui_notebook import InvalidDecision, UnansweredInterrupts
-from agui_notebook._compat_langgraph import (
+from agui_notebook._decisions.interrupts import PendingInterrupt
+from agui_notebook._frameworks.langgraph import (
     interrupts_from_events,
     refuse_new_message,
     route_resume,
     tool_and_message,
 )
-from agui_notebook._events import RunFinished
-from agui_notebook._interrupts import PendingInterrupt
-from agui_notebook._items import ItemList, json_encoded_value
-from agui_notebook._reducer import RunReducer, ThreadSnapshot
+from agui_notebook._protocol.events import RunFinished
+from agui_notebook._state.items import ItemList, json_encoded_value
+from agui_notebook._state.reducer import RunReducer, ThreadSnapshot
 
 ID_A = "a" * 32
 ID_B = "b" * 32

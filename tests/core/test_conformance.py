@@ -27,8 +27,8 @@ import pytest
 from ag_ui.core import UserMessage
 
 from agui_notebook import AGUIError, approve, cancel, reject
-from agui_notebook._events import type_of
-from agui_notebook._items import ItemList
+from agui_notebook._protocol.events import type_of
+from agui_notebook._state.items import ItemList
 from agui_notebook.record import record, replay
 
 from ._streams import ScriptedServer, ok_run, sse

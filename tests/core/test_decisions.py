@@ -22,9 +22,9 @@ from agui_notebook import (
     edit,
     reject,
 )
-from agui_notebook._decisions import build_resume, build_resume_entry
-from agui_notebook._interrupts import parse_expiry
-from agui_notebook._reducer import ToolCallInfo
+from agui_notebook._decisions.decision import build_resume, build_resume_entry
+from agui_notebook._decisions.interrupts import parse_expiry
+from agui_notebook._state.reducer import ToolCallInfo
 
 ARGS = {"amount": 500, "to": "bob"}
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agui_notebook import ProtocolError
-from agui_notebook._events import EventParser, type_of
+from agui_notebook._protocol.events import EventParser, type_of
 
 from ._streams import (
     ev,

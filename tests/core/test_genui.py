@@ -10,7 +10,7 @@ import pytest
 from ag_ui.core import ActivityDeltaEvent, ActivitySnapshotEvent
 
 from agui_notebook import act, policies, register_activity_renderer
-from agui_notebook._a2ui import (
+from agui_notebook._state.a2ui import (
     Surface,
     action_problem,
     forwarded_props,
@@ -20,9 +20,9 @@ from agui_notebook._a2ui import (
     set_pointer,
     surfaces_from,
 )
-from agui_notebook._genui import activity_renderer_for
-from agui_notebook._items import ItemList
-from agui_notebook._reducer import RunReducer, ThreadSnapshot
+from agui_notebook._state.genui import activity_renderer_for
+from agui_notebook._state.items import ItemList
+from agui_notebook._state.reducer import RunReducer, ThreadSnapshot
 
 V = "v0.9"
 
@@ -243,7 +243,7 @@ def test_scripted_policies_take_surface_actions_in_order() -> None:
     only_decisions = policies.scripted([])
     assert only_decisions.act(surface) is None  # type: ignore[attr-defined]
     early = policies.parse("script:act:submit")
-    from agui_notebook._interrupts import PendingInterrupt
+    from agui_notebook._decisions.interrupts import PendingInterrupt
 
     interrupt = PendingInterrupt(
         id="i", reason="tool_call", message=None, tool_call_id=None, tool_name="t",

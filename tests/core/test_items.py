@@ -6,10 +6,10 @@ import base64
 import json
 from typing import Any
 
-from agui_notebook._events import type_of
-from agui_notebook._interrupts import PendingInterrupt
-from agui_notebook._items import ItemList, card_interrupt
-from agui_notebook._parts import MAX_INLINE_IMAGE_BYTES, display_parts, parts_text
+from agui_notebook._decisions.interrupts import PendingInterrupt
+from agui_notebook._protocol.events import type_of
+from agui_notebook._state.items import ItemList, card_interrupt
+from agui_notebook._state.parts import MAX_INLINE_IMAGE_BYTES, display_parts, parts_text
 
 from ._streams import ev, parse_events, run_finished, run_started, text_message, tool_call
 

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from agui_notebook import Agent, InvalidDecision, Thread, answer, approve, cancel, reject
-from agui_notebook._items import card_interrupt
+from agui_notebook._state.items import card_interrupt
 
 TRANSCRIPTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 TRANSFER_ARGS = {

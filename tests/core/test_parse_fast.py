@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from pydantic import BaseModel
 
 from agui_notebook import ProtocolError
-from agui_notebook._events import _FAST, EventParser
+from agui_notebook._protocol.events import _FAST, EventParser
 
 MANY = settings(
     deadline=None, max_examples=800, database=None, suppress_health_check=[HealthCheck.too_slow]

@@ -11,7 +11,7 @@ import jsonpatch
 import jsonpointer
 from hypothesis import HealthCheck, given, settings
 
-from agui_notebook._patch import apply_patch
+from agui_notebook._state.patch import apply_patch
 
 MANY = settings(
     deadline=None, max_examples=800, database=None, suppress_health_check=[HealthCheck.too_slow]

@@ -16,7 +16,7 @@ from ag_ui.core import UserMessage
 from hypothesis import HealthCheck, given, settings
 
 from agui_notebook import AGUIError, TruncatedRunError
-from agui_notebook._events import type_of
+from agui_notebook._protocol.events import type_of
 
 from ._streams import (
     ScriptedServer,

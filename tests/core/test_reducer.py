@@ -8,9 +8,9 @@ import pytest
 from ag_ui.core import UserMessage
 
 from agui_notebook import ProtocolError
-from agui_notebook._events import type_of
-from agui_notebook._reducer import RunReducer, ThreadSnapshot
-from agui_notebook._wire import AssistantMessage, ToolMessage
+from agui_notebook._protocol.events import type_of
+from agui_notebook._protocol.wire import AssistantMessage, ToolMessage
+from agui_notebook._state.reducer import RunReducer, ThreadSnapshot
 
 from ._streams import (
     ev,

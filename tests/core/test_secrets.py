@@ -12,7 +12,7 @@ import hypothesis.strategies as st
 import pytest
 from hypothesis import given
 
-from agui_notebook._secrets import EMPTY, DeltaGuard, Scrubber, secret_values
+from agui_notebook._protocol.secrets import EMPTY, DeltaGuard, Scrubber, secret_values
 
 LONG = "sk-live-1234567"
 SHORT = "pw42"
@@ -159,7 +159,7 @@ def test_a_tail_that_may_begin_a_secret_waits_for_the_next_delta() -> None:
 
 def test_scrub_for_knows_every_credential_of_an_agent_before_any_request() -> None:
     from agui_notebook import Agent
-    from agui_notebook._secrets import scrub_for
+    from agui_notebook._protocol.secrets import scrub_for
 
     client = httpx.AsyncClient(headers={"X-Api-Key": "key-from-client-99"}, auth=("bob", "hunter2"))
     agent = Agent("http://me:pw@agent.test/?token=tk", headers={"Authorization": f"Bearer {LONG}"})

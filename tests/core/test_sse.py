@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agui_notebook import ProtocolError
-from agui_notebook._sse import SSEMessage, SSEStreamDecoder
+from agui_notebook._protocol.sse import SSEMessage, SSEStreamDecoder
 
 from ._streams import every, split_at
 

@@ -24,7 +24,7 @@ from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 from hypothesis import HealthCheck, example, given, settings
 
 from agui_notebook import ProtocolError
-from agui_notebook._sse import SSEDataDecoder, SSEMessage, SSEStreamDecoder
+from agui_notebook._protocol.sse import SSEDataDecoder, SSEMessage, SSEStreamDecoder
 
 from ._streams import every, split_at
 

@@ -29,7 +29,7 @@ from agui_notebook import (
     edit,
     reject,
 )
-from agui_notebook._events import type_of
+from agui_notebook._protocol.events import type_of
 
 from ._streams import (
     ChunkStream,

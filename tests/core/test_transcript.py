@@ -1,4 +1,4 @@
-"""The static forms of a chat view: deterministic text, inert HTML (agui_notebook/_transcript.py).
+"""The static forms of a chat view: deterministic text, inert HTML (agui_notebook/_view/transcript.py).
 
 Items here are built by hand in the shapes of docs/widget-protocol.md; tests/widgets/
 test_static_forms.py checks the same forms on views filled by real runs of the demo agent.
@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from agui_notebook import _transcript
-from agui_notebook._transcript import (
+from agui_notebook._view import transcript as _transcript
+from agui_notebook._view.html import STYLE_ELEMENT_TEXT, STYLESHEET, transcript_html
+from agui_notebook._view.transcript import (
     Block,
     Line,
     clip,
@@ -19,7 +20,6 @@ from agui_notebook._transcript import (
     status_text,
     transcript_text,
 )
-from agui_notebook._transcript_html import STYLE_ELEMENT_TEXT, STYLESHEET, transcript_html
 
 from ._inert import assert_inert
 
@@ -337,7 +337,7 @@ def test_the_inertness_check_itself_catches_markup(bad: str) -> None:
 
 
 def test_nested_lines_become_nested_lists_that_stay_well_formed() -> None:
-    from agui_notebook._transcript_html import _block
+    from agui_notebook._view.html import _block
 
     from ._inert import inspect
 

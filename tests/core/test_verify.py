@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from agui_notebook import ProtocolError
-from agui_notebook._events import EventParser, type_of
-from agui_notebook._verify import OrderVerifier
+from agui_notebook._protocol.events import EventParser, type_of
+from agui_notebook._protocol.verify import OrderVerifier
 
 from ._streams import (
     ev,

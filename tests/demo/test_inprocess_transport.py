@@ -79,7 +79,9 @@ async def test_closing_the_response_cancels_the_app_promptly(
     async with client.stream("POST", "/") as response:
         await response.aiter_raw().__anext__()
     assert app.cancelled and not app.finished
-    assert time.monotonic() - started < 10  # the app would wait forever; generous for a loaded machine
+    assert (
+        time.monotonic() - started < 10
+    )  # the app would wait forever; generous for a loaded machine
 
 
 async def test_the_request_reaches_the_app(app: SteppedApp, client: httpx.AsyncClient) -> None:

@@ -1,7 +1,7 @@
 """Wire-level behaviour of Google ADK's AG-UI adapter (ag-ui-adk 0.11.0, google-adk 2.13.0).
 
 Plain httpx + httpx-sse against tests/servers/adk/server.py in its own venv, not our client. What
-the client's ADK compatibility (agui_notebook/_compat_adk.py) relies on is pinned here: the
+the client's ADK compatibility (agui_notebook/_frameworks/adk.py) relies on is pinned here: the
 interrupt names ADK's ``adk_request_confirmation`` call and carries the gated call in its metadata;
 the answer is read as a ``ToolConfirmation`` and anything but an explicit no is a yes; several
 answers are paired with their calls through the history; errors come as a bare RUN_ERROR.

@@ -33,7 +33,7 @@ from agui_notebook import (
     policies,
     reject,
 )
-from agui_notebook._compat_adk import CONFIRMATION_SCHEMA, CONFIRMATION_TOOL
+from agui_notebook._frameworks.adk import CONFIRMATION_SCHEMA, CONFIRMATION_TOOL
 
 pytestmark = pytest.mark.interop
 

@@ -33,8 +33,8 @@ from agui_notebook import (
     policies,
     reject,
 )
-from agui_notebook._decisions import build_resume
-from agui_notebook._items import card_interrupt
+from agui_notebook._decisions.decision import build_resume
+from agui_notebook._state.items import card_interrupt
 
 pytestmark = pytest.mark.interop
 

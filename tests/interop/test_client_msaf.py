@@ -32,7 +32,7 @@ from agui_notebook import (
     policies,
     reject,
 )
-from agui_notebook._chat import InterruptReissued
+from agui_notebook._chat.chat import InterruptReissued
 from tests.servers.msaf_server import BALANCE_ARGS, SUBSCRIPTION_ARGS, TRANSFER_ARGS
 
 pytestmark = pytest.mark.interop

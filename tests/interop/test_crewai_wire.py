@@ -1,7 +1,7 @@
 """Wire-level behaviour of CrewAI's AG-UI adapter (ag-ui-crewai 1.0.0, crewai 1.15.30).
 
 Plain httpx + httpx-sse against tests/servers/crewai/server.py in its own venv, not our client.
-What the client's CrewAI compatibility (agui_notebook/_compat_crewai.py) relies on is pinned here:
+What the client's CrewAI compatibility (agui_notebook/_frameworks/crewai.py) relies on is pinned here:
 a pause is one interrupt whose id is the thread's, mirrored in a ``CUSTOM on_interrupt`` event; the
 answer reaches the flow as a string; the id in ``resume[]`` is not checked and only the first entry
 is read; a new message while paused runs the flow again and leaves the pause waiting.

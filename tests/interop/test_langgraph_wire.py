@@ -1,7 +1,7 @@
 """Wire-level behaviour of LangGraph's AG-UI adapter (ag-ui-langgraph 0.0.47, ``LangGraphAgent``).
 
 Plain httpx + httpx-sse against tests/servers/langgraph/server.py in its own venv, not our client.
-What the client's LangGraph compatibility (agui_notebook/_compat_langgraph.py) relies on is pinned
+What the client's LangGraph compatibility (agui_notebook/_frameworks/langgraph.py) relies on is pinned
 here: the default style's ``CUSTOM on_interrupt`` and its ``rawEvent``, how
 ``forwardedProps.command.resume`` is read, what ``resume[]`` can and cannot carry.
 """

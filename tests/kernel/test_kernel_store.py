@@ -140,7 +140,9 @@ def test_a_restored_chat_waits_for_the_click_in_the_cell_that_restored_it(
         + "print('OUTCOME', result.outcome, result.text)\n"
     )
     comm, card = b.wait_for_card("pending")
-    b.pump(lambda: comm in b.displayed, 30, "the restored card was not displayed while its cell waits")
+    b.pump(
+        lambda: comm in b.displayed, 30, "the restored card was not displayed while its cell waits"
+    )
     assert cell not in b.idle
     b.click(comm, card, "approve")
     b.pump(lambda: cell in b.idle, 60, "the cell did not end after the click")

@@ -141,7 +141,7 @@ info.mkdir()
 sys.path.insert(0, str(site))
 importlib.invalidate_caches()
 import ipykernel
-from agui_notebook._waiting import kernel_support
+from agui_notebook._notebook.host import kernel_support
 print("ON-DISK", importlib.metadata.version("ipykernel"))
 print("RUNNING", ipykernel.__version__)
 print("SUPPORT", kernel_support())

@@ -1,4 +1,4 @@
-"""agui_notebook._notebooks.reexecute: the helper that re-saves the tutorial notebooks' outputs."""
+"""agui_notebook._notebook.execute.reexecute: the helper that re-saves the tutorial notebooks' outputs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from agui_notebook._notebooks import default_notebooks, reexecute
+from agui_notebook._notebook.execute import default_notebooks, reexecute
 
 pytestmark = pytest.mark.kernel
 

@@ -22,7 +22,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from agui_notebook._notebooks import default_notebooks, reexecute
+from agui_notebook._notebook.execute import default_notebooks, reexecute
 
 pytestmark = pytest.mark.kernel
 

@@ -50,7 +50,7 @@ chat = pkg / "static" / "chat.js"
 
 helper = None
 try:
-    from agui_notebook import _static
+    from agui_notebook._view import static as _static
 except ImportError:
     _static = None
 for name in ("chat_js_path", "chat_js", "esm_path"):

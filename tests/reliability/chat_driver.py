@@ -10,8 +10,8 @@ import itertools
 import time
 from typing import Any
 
-from agui_notebook._chat import Chat
-from agui_notebook._widgets import ChatView
+from agui_notebook._chat.chat import Chat
+from agui_notebook._view.widget import ChatView
 
 _request_ids = itertools.count(1)
 

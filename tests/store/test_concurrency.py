@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agui_notebook import Agent
-from agui_notebook._store import Store
+from agui_notebook._store.sqlite import Store
 from tests.store._db import rows
 
 pytestmark = pytest.mark.timeout(240)

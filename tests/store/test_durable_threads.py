@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agui_notebook import Agent, ExpiredInterrupt, RunError, approve, cancel, policies
-from agui_notebook._audit import arguments_sha256
+from agui_notebook._decisions.audit import arguments_sha256
 from agui_notebook.demo import DemoApp, create_app, start_in_thread
 from tests.reliability.chat_driver import Driver
 from tests.store._db import rows
@@ -187,8 +187,8 @@ async def test_a_restored_chat_shows_its_card_and_a_click_resumes_it(
     assert '"decider":"person"' in stored
     # The card's tool call comes back with its arguments, and the result finds it.
     shown = chat.views[0].static_bundle()["text/plain"]
-    assert "Tool: transfer_money (done)\n  from_account: \"1234567890\"" in shown
-    assert "(earlier call)" not in shown and "Result: {\"ok\": true" in shown
+    assert 'Tool: transfer_money (done)\n  from_account: "1234567890"' in shown
+    assert "(earlier call)" not in shown and 'Result: {"ok": true' in shown
 
     # A later session reads the same records back as chat.audit.
     later = new_agent(url).chat(thread.id)

@@ -21,7 +21,6 @@ import httpx
 import pytest
 
 from agui_notebook import Agent, edit, policies
-from agui_notebook import _store as store_module
 from agui_notebook._errors import (
     StoreCorrupt,
     StoreError,
@@ -29,7 +28,8 @@ from agui_notebook._errors import (
     StoreVersionError,
     StoreWarning,
 )
-from agui_notebook._store import APPLICATION_ID, SCHEMA_VERSION, Store
+from agui_notebook._store import sqlite as store_module
+from agui_notebook._store.sqlite import APPLICATION_ID, SCHEMA_VERSION, Store
 from tests.core._streams import (
     interrupt,
     interrupted,

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from agui_notebook import Agent, AGUIError, NobodyCanClick, ResumeRefused, approve, policies, reject
-from agui_notebook._chat import Chat, InterruptReissued
-from agui_notebook._widgets import ChatView, parse_front_message
+from agui_notebook._chat.chat import Chat, InterruptReissued
+from agui_notebook._view.widget import ChatView, parse_front_message
 from tests.front_end import IPYKERNEL_6, MARIMO, NOTHING
 
 TRANSFER = "Transfer $500 from 1234567890 to 0987654321"
@@ -591,9 +591,9 @@ async def test_the_losing_view_of_a_race_hears_it_once(agent: Agent) -> None:
 
 
 def test_late_click_texts() -> None:
-    from agui_notebook._chat import late_click_text
-    from agui_notebook._decisions import cancel, edit
-    from agui_notebook._widgets import FrontDecision
+    from agui_notebook._chat.chat import late_click_text
+    from agui_notebook._decisions.decision import cancel, edit
+    from agui_notebook._view.widget import FrontDecision
 
     a = {"i": FrontDecision(action="approve")}
     assert late_click_text(a, "rule: always allow transfer_money", {"i": approve()}) == (

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from agui_notebook import _waiting
-from agui_notebook._waiting import KernelSupport, enable_colab_widgets, kernel_support, show
+from agui_notebook._notebook import host as _waiting
+from agui_notebook._notebook.host import KernelSupport, enable_colab_widgets, kernel_support, show
 
 
 def module(name: str, **attrs: Any) -> types.ModuleType:

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from agui_notebook import Agent, RunError, _chat, policies, reject
-from agui_notebook._chat import Chat
-from agui_notebook._widgets import ChatView
+from agui_notebook import Agent, RunError, policies, reject
+from agui_notebook._chat import chat as _chat
+from agui_notebook._chat.chat import Chat
+from agui_notebook._view.widget import ChatView
 from agui_notebook.demo._texts import hostile_arguments
 from tests.core._inert import assert_inert
 

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from agui_notebook import Agent, act, policies
-from agui_notebook._chat import Chat
-from agui_notebook._widgets import ChatView, parse_front_message
+from agui_notebook._chat.chat import Chat
+from agui_notebook._view.widget import ChatView, parse_front_message
 
 FORM = "Open a transfer form"
 GOOD = {"from": ["1234567890"], "to": "0987654321", "amount": "250", "currency": ["EUR"]}

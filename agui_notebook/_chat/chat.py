@@ -1,0 +1,479 @@
+"""Chat: a thread with a live view, where a click (or a policy) answers an interrupt in-cell.
+
+``await chat.send(text)`` streams the run into a :class:`ChatView` shown in the current cell. When
+the run ends on interrupts, a card asks for a decision; the same coroutine awaits it, sends the
+resume on the same thread and keeps streaming, so the question, the click, the continuation and
+the final answer all stay in the one cell. Who decides, in order:
+
+1. "always allow <tool>" rules chosen on earlier cards in this chat;
+2. the chat's policy (``agent.chat(policy=...)`` or ``AGUI_NOTEBOOK_POLICY``);
+3. a person, clicking on the card; the wait ends at ``timeout`` with ``on_timeout``.
+
+A decision goes out once: the card leaves "pending" on the loop thread before the resume is sent,
+so a second click, a second view or a late click gets a refusal ack, and a thread never has two
+runs in flight (ThreadBusy). A click that comes after the card was decided (by a timeout, a
+policy, another view) is never silent: its ack says what happened, in words the card shows, and
+the audit keeps it. A failed resume leaves the interrupts pending (see _thread.py); the card
+shows the error and a Retry that re-sends the same decision.
+
+Where a click cannot reach a running cell (marimo; ipykernel < 7.4), ``send()`` returns with the
+interrupts pending and the card live; the click resumes the thread in the background and the same
+output updates (docs/front-ends.md). Where nothing can show a card and no policy is set,
+``send()`` raises :class:`NobodyCanClick` instead of waiting.
+
+Chat is made in layers, one module each: ``_chat_stream`` streams a run into a view,
+``_chat_cards`` keeps the cards and their audit records, ``_chat_deciding`` decides them (rules,
+policy, a person's click) and sends each decision once; ``_chat_result`` holds the result and
+the words the chat shows. This module holds the turn, the waits, restored threads and the views.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from .._decisions.decision import Decision, Decisions, build_resume
+from .._decisions.interrupts import PendingInterrupt
+from .._errors import InterruptReissued, NobodyCanClick, RunAborted
+
+# Looked up in this module at each call: tests stand in for a front end (tests/front_end.py) or
+# catch display updates, and bench/widget_traffic.py counts a view's traffic, by setting them here.
+from .._notebook.host import CellRun, KernelSupport, current_cell_id, kernel_support, update_shown
+from .._notebook.host import show as display_widget
+from .._state.a2ui import SurfaceAction
+from .._state.items import ItemList
+from .._thread import RunResult, Thread
+from .._view.transcript import audit_line
+from .._view.widget import ChatView
+from ..policies import Policy, from_env
+from .cards import TimeoutDefault, _Card, _subjects
+from .decider import Deciding
+from .result import _PAST, ChatResult, _fields
+from .result import background_note as background_note  # its home before the split
+from .result import late_click_text as late_click_text  # its home before the split
+from .surfaces import MAX_FOLLOW_UPS, SurfaceActions
+
+__all__ = ["Chat", "ChatResult", "InterruptReissued"]
+
+
+class Chat(Deciding):
+    """A thread with a live view in the notebook.
+
+    >>> chat = agent.chat()                                   # doctest: +SKIP
+    >>> await chat.send("Transfer $500 from 1234567890 to 0987654321")   # doctest: +SKIP
+
+    ``policy`` decides without a person (see :mod:`agui_notebook.policies`); by default the
+    ``AGUI_NOTEBOOK_POLICY`` environment variable's, else a person. ``timeout`` bounds every wait
+    for a person (seconds); then ``on_timeout`` ("cancel" or "reject") applies, and says so.
+    """
+
+    def __init__(
+        self,
+        thread: Thread,
+        *,
+        policy: Policy | None = None,
+        timeout: float = 600.0,
+        on_timeout: TimeoutDefault = "cancel",
+        display: bool = True,
+    ) -> None:
+        if on_timeout not in ("cancel", "reject"):
+            raise ValueError("on_timeout must be 'cancel' or 'reject'")
+        self.thread = thread
+        self.policy = policy if policy is not None else from_env()
+        self.timeout = timeout
+        self.on_timeout: TimeoutDefault = on_timeout
+        self.display = display
+        #: Tools a person chose to always allow in this chat.
+        self.always_allow: set[str] = set()
+        #: Every decision taken in this chat, as plain records.
+        self.audit: list[dict[str, Any]] = []
+        self.views: list[ChatView] = []
+        self._cards: dict[str, _Card] = {}
+        self._card_count = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._view_cell: CellRun | None = None
+        #: A turn continuing after its cell returned (marimo, kernels older than ipykernel 7.4,
+        #: a surface action taken after the cell's turn ended, a restored thread's cards).
+        self.background: asyncio.Future[Any] | None = None
+        self._last: ChatResult | None = None  # the latest turn's final result
+        #: Actions on A2UI surfaces (clicks, policies, code), each sent once.
+        self.surfaces = SurfaceActions(self)
+        self._restored: _Card | None = None
+        self._shown: set[int] = set()  # views on screen (ids), so none is shown twice
+        journal = thread.journal
+        if thread.runs and journal is not None and hasattr(journal, "chat_audit"):
+            self.audit = journal.chat_audit(thread)  # decisions kept from earlier sessions
+        if thread.pending:
+            self._show_restored()
+
+    def __repr__(self) -> str:
+        policy = f", policy={self.policy.name!r}" if self.policy else ""
+        return f"Chat(turns={len(self.views)}{policy})"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        if not self.views:
+            # `chat` as a cell's result shows the view that this cell's send() will fill.
+            self._new_view(show=False)
+            self._view_cell = current_cell_id()
+        self._shown.add(id(self.views[-1]))
+        return self.views[-1]._repr_mimebundle_(**kwargs)
+
+    @property
+    def view(self) -> ChatView | None:
+        """The view of the latest turn."""
+        return self.views[-1] if self.views else None
+
+    # -- the turn -------------------------------------------------------------------------
+
+    async def send(self, message: Any, **options: Any) -> ChatResult:
+        """Send ``message``, answer interrupts as they come, and return the final result."""
+        self._loop = asyncio.get_running_loop()
+        view = self._view_for_this_cell()
+        with _turn(view):
+            items: ItemList = view.item_list
+            if isinstance(message, str):
+                items.add_user(message)
+            start = len(self.audit)
+            self.surfaces.begin_turn(view)  # a surface click made during this turn continues in it
+            try:
+                result = await self._stream(view, self.thread.stream(message, **options))
+            except BaseException:
+                self.surfaces.end_turn(view)
+                raise
+            if result.outcome == "interrupt" and self._needs_background(result.interrupts):
+                # A click reaches Python only once this cell ends: return now and let the card's
+                # decision resume the thread in the background (docs/front-ends.md).
+                self.background = asyncio.ensure_future(self._background(view, result, start))
+                _update_display(view)  # the cell ends here: its output says the card waits
+                return self._result(result, start)
+            final = await self._finish(view, result, start)
+            self.background = (
+                None  # an earlier turn in the background has ended: this one is latest
+            )
+            return final
+
+    async def _background(self, view: ChatView, result: RunResult, start: int) -> ChatResult:
+        with _turn(view):
+            return await self._finish(view, result, start)
+
+    async def _finish(self, view: ChatView, result: RunResult, start: int) -> ChatResult:
+        """Answer interrupts and take surface actions until the turn rests; then end it."""
+        try:
+            for _ in range(MAX_FOLLOW_UPS + 1):
+                while result.outcome == "interrupt":
+                    result = await self._settle(view, result.interrupts)
+                follow = await self.surfaces.next_action(view)
+                if follow is None:
+                    break
+                result = follow
+            else:
+                raise RuntimeError(
+                    f"more than {MAX_FOLLOW_UPS} surface actions in one turn; stopping "
+                    "(does the policy answer a form the agent keeps showing?)"
+                )
+        finally:
+            self.surfaces.end_turn(view)
+        view.status = "idle"
+        view.outcome = result.outcome
+        _update_display(view)
+        final = self._result(result, start)
+        if final.timed_out:
+            warnings.warn(final.warnings[-1], UserWarning, stacklevel=2)
+        self._last = final
+        return final
+
+    def _result(self, result: RunResult, start: int) -> ChatResult:
+        decisions = self.audit[start:]
+        deciders = [r["decidedBy"] for r in decisions if not r.get("late")]
+        timeouts = [r for r in decisions if r["decidedBy"].startswith("timeout:")]
+        fields = _fields(result)
+        if timeouts:
+            verb = _PAST.get(self.on_timeout, self.on_timeout)
+            names = ", ".join(
+                dict.fromkeys(r.get("tool") or r.get("reason") or "?" for r in timeouts)
+            )
+            fields["warnings"] = [
+                *result.warnings,
+                f"nobody decided within {self.timeout:g} s: the timeout {verb} {names}, "
+                "so it was not done",
+            ]
+        return ChatResult(
+            **fields,
+            decisions=decisions,
+            decided_by=deciders[-1] if deciders else None,
+            timed_out=bool(timeouts),
+        )
+
+    def _front_end(self) -> KernelSupport:
+        return kernel_support()  # this module's name, so a test's stand-in reaches Deciding too
+
+    def _needs_background(self, interrupts: list[PendingInterrupt]) -> bool:
+        """A person must decide, and a click cannot reach this cell while it runs."""
+        support = kernel_support()
+        if not support.in_kernel or support.can_wait or self.policy is not None:
+            return False
+        return not all(i.tool_name in self.always_allow for i in interrupts)
+
+    async def wait(self) -> ChatResult | None:
+        """The latest turn's final result; waits for a turn continuing in the background (marimo,
+        kernels older than ipykernel 7.4, a surface action taken after its cell returned, a
+        restored thread's pending cards).
+
+        Where a click cannot reach a running cell (marimo, ipykernel < 7.4), waiting here while a
+        card still needs your click would hold that click back until the timeout: that raises
+        :class:`NobodyCanClick` at once instead. Decide on the card, then run this again.
+        """
+        if self._restored is not None:
+            # On screen before waiting: in the cell that made the chat, the view would otherwise
+            # appear only when the cell ends, and nobody could click the card it waits for.
+            self._show_restored_view()
+            if self.background is None:
+                self._start_restored(asyncio.get_running_loop())
+        task = self.background
+        if task is None:
+            return self._last
+        support = kernel_support()
+        if support.in_kernel and not support.can_wait:
+            asking_since: float | None = None
+            loop = asyncio.get_running_loop()
+            while not task.done():
+                asking = self._asking()
+                if asking is None:
+                    asking_since = None
+                elif asking_since is None:
+                    asking_since = loop.time()
+                elif loop.time() - asking_since > _CLICK_IN_FLIGHT:
+                    raise self._held_back(asking, support)
+                await asyncio.wait({task}, timeout=0.05)
+        final: ChatResult | None = await task
+        return final
+
+    def _asking(self) -> _Card | None:
+        """A card waiting for a person's click (or Retry), if any."""
+        return next((c for c in self._cards.values() if c.accepting is not None), None)
+
+    def _held_back(self, card: _Card, support: KernelSupport) -> NobodyCanClick:
+        where = (
+            "in marimo a click reaches Python only when no cell is running"
+            if support.kind == "marimo"
+            else f"this kernel ({support.detail}) delivers a click only when no cell is running"
+        )
+        return NobodyCanClick(
+            f"{card.id} ({_subjects(card)}) still waits for your decision, and {where}: "
+            "waiting here would hold your click back until the timeout. Decide on the card "
+            "first, then run this cell again (the decision resumes the run on its own)."
+        )
+
+    # -- a restored thread's pending interrupts --------------------------------------------
+
+    def _show_restored(self) -> None:
+        """Cards for the interrupts a restored thread still waits on; a decision resumes it."""
+        view = self._new_view(show=False)
+        self._view_cell = current_cell_id()
+        view.item_list.add_notice(
+            f"Restored from the store: {len(self.thread.pending)} decision(s) pending."
+        )
+        self._push(view, self.thread.state, force=True)  # the state panel shows where it stood
+        calls = self.thread.tool_calls
+        for interrupt in self.thread.pending:
+            call = calls.get(interrupt.tool_call_id or "")
+            if call is not None:
+                view.item_list.add_tool_call(call.id, call.name, call.arguments_text)
+        self._restored = self._new_card(view, self.thread.pending)
+        if self.display and not _after_this_cell(self._show_restored_view):
+            self._show_restored_view()  # no IPython cell to wait for (marimo): show it now
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop yet (a script): wait() starts it
+            return
+        self._start_restored(loop)
+
+    def _show_restored_view(self) -> None:
+        """Display the restored view once, unless the cell's result already showed it."""
+        view = self.views[0] if self.views else None
+        if view is None or id(view) in self._shown or not self.display:
+            return
+        # With a display id, so the resumed turn's end updates its text forms in place.
+        display_id = f"agui-chat-{uuid.uuid4().hex}"
+        if display_widget(view, display_id=display_id):
+            self._shown.add(id(view))
+            view.display_id, view.display_cell = display_id, current_cell_id()
+
+    def _start_restored(self, loop: asyncio.AbstractEventLoop) -> None:
+        card = self._restored
+        if card is None or self.background is not None:
+            return
+        self._loop = loop
+        self.background = asyncio.ensure_future(self._finish_restored(card))
+
+    async def _finish_restored(self, card: _Card) -> ChatResult:
+        with _turn(card.view):
+            start = len(self.audit)
+            result = await self._settle(card.view, card.interrupts, card=card)
+            return await self._finish(card.view, result, start)  # further interrupts, the result
+
+    # -- views ----------------------------------------------------------------------------
+
+    def _view_for_this_cell(self) -> ChatView:
+        cell = current_cell_id()
+        if self.views and (cell is None or cell == self._view_cell):
+            return self.views[-1]
+        view = self._new_view(show=self.display)
+        self._view_cell = cell
+        return view
+
+    def _new_view(self, *, show: bool) -> ChatView:
+        view = ChatView(on_message=self._on_front_message)
+        self.views.append(view)
+        if show:
+            # With a display id, so the turn's end can update the text forms in place.
+            view.display_id = f"agui-chat-{uuid.uuid4().hex}"
+            if display_widget(view, display_id=view.display_id):
+                view.display_cell = current_cell_id()
+            else:
+                view.display_id = None
+        return view
+
+    def _show_here(self, view: ChatView) -> None:
+        """Show ``view`` again in this cell when it was shown in an earlier one.
+
+        A turn that streams into an earlier cell's view (``chat.act``) ends here: its final
+        text forms belong to this cell's output. The earlier output keeps the text of its own
+        turn (what nbval compared when that cell ran); the widget is live in both.
+        """
+        cell = current_cell_id()
+        if view.display_id is None or cell is None or cell == view.display_cell:
+            return
+        display_id = f"agui-chat-{uuid.uuid4().hex}"
+        if display_widget(view, display_id=display_id):
+            view.display_id, view.display_cell = display_id, cell
+
+    # -- conveniences ---------------------------------------------------------------------
+
+    def allow_always(self, tool_name: str) -> None:
+        """Approve ``tool_name``'s interrupts in this chat without asking (what the card's
+        "Always allow" box does); cards it decides say "rule: always allow <tool>"."""
+        self.always_allow.add(tool_name)
+
+    def audit_text(self) -> str:
+        """The audit log as deterministic text lines (no times, no ids)."""
+        return "\n".join(audit_line(r) for r in self.audit)
+
+    async def act(
+        self,
+        name: str | SurfaceAction | None = None,
+        values: dict[str, Any] | None = None,
+        *,
+        surface: str | None = None,
+    ) -> ChatResult:
+        """Take an action on a shown A2UI surface in code, as a person's click would: type
+        ``values`` (``{"/json/pointer": value}``) into its data model, press the button whose
+        action is ``name``, and stream the run that carries it into the surface's view.
+
+        >>> await chat.act("submit_transfer", {"/transfer/amount": 250})   # doctest: +SKIP
+        """
+        self._loop = asyncio.get_running_loop()
+        spec = (
+            name
+            if isinstance(name, SurfaceAction)
+            else SurfaceAction(name, dict(values or {}), surface)
+        )
+        action = self.surfaces.reserve_in_code(self.views, spec)
+        view = action.view
+        self._show_here(view)
+        with _turn(view):
+            start = len(self.audit) - 1
+            self.surfaces.begin_turn(view)
+            try:
+                result = await self.surfaces.run(action)
+            except BaseException:
+                self.surfaces.end_turn(view)
+                raise
+            if result is None:
+                self.surfaces.end_turn(view)
+                raise RuntimeError(
+                    "the action was not sent: the thread waits for answers to its interrupts"
+                )
+            return await self._finish(view, result, start)
+
+    async def resume(self, decisions: Decisions) -> ChatResult:
+        """Answer the thread's pending interrupts in code, streaming into the latest view."""
+        self._loop = asyncio.get_running_loop()
+        pending = self.thread.pending
+        build_resume(pending, decisions)  # refuse before showing anything
+        by_id: dict[str, Decision] = (
+            {pending[0].id: decisions} if isinstance(decisions, Decision) else dict(decisions)
+        )
+        view = self._view_for_this_cell()
+        with _turn(view):
+            card = self._new_card(view, pending)
+            start = len(self.audit)
+            self._record_decisions(card, by_id, "you")
+            run = self.thread.stream(resume=decisions)
+            run.decided_by = "you"
+            result = await self._stream(view, run)
+            self._set_outcome(card, result.outcome)
+            self._card_state(card, status="done", error=None)
+            while result.outcome == "interrupt":
+                result = await self._settle(view, result.interrupts)
+            view.status = "idle"
+            view.outcome = result.outcome
+            _update_display(view)
+            return ChatResult(**_fields(result), decisions=self.audit[start:])
+
+
+@contextmanager
+def _turn(view: ChatView) -> Iterator[None]:
+    """A turn on ``view``: how it ended when it fails, and its display brought up to date then.
+
+    The display's text/plain and text/html are what a saved notebook, nbconvert and nbval see,
+    so they must be the final state, not the first frame (the widget itself updates live). A
+    turn that ends well updates it in ``Chat._finish``, whichever way it got there (a cell, a
+    click after the cell, ``chat.act``).
+    """
+    view.outcome = None
+    try:
+        yield
+    except (asyncio.CancelledError, RunAborted):
+        view.outcome = "aborted"
+        _update_display(view)
+        raise
+    except Exception:
+        view.outcome = "error"
+        _update_display(view)
+        raise
+
+
+def _update_display(view: ChatView) -> None:
+    """Re-send the view's display (the output its display id names): new text forms, same widget."""
+    if view.display_id is not None:
+        update_shown(view, view.display_id)
+
+
+def _after_this_cell(callback: Any) -> bool:
+    """Call ``callback`` once when the running Jupyter cell ends (after its result is shown);
+    False where there is no such cell."""
+    if kernel_support().kind == "marimo":
+        return False
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return False
+
+    def once(*_: Any) -> None:
+        shell.events.unregister("post_run_cell", once)
+        callback()
+
+    shell.events.register("post_run_cell", once)
+    return True
+
+
+#: How long a click already on its way (handed to the loop) may take to be handled.
+_CLICK_IN_FLIGHT = 0.3

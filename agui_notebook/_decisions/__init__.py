@@ -1,0 +1,9 @@
+"""Interrupts and the decisions that answer them. Pure: no I/O, no event loop, no widgets.
+
+Owns :class:`PendingInterrupt` (an interrupt with its tool, arguments and expiry resolved, through
+the framework registry), decisions (approve, reject, edit, cancel, answer) and how they become
+resume entries shaped by each interrupt's ``responseSchema`` (``decision``), and the audit's
+records, canonical JSON and hash chain (``audit``).
+
+May import: ``_protocol``, the framework registry (``_frameworks.registry``), ``_errors``.
+"""

@@ -1,0 +1,9 @@
+"""A thread's state, reduced from verified events. Pure: no I/O, no event loop, no widgets.
+
+Owns the reducer (events -> messages, tool calls, state, outcome; copy on write), RFC 6902 patches,
+the history a run sends back (``history``), and the view's display items (``items``, with content
+``parts``, activity and A2UI surfaces in ``genui`` and ``a2ui``).
+
+May import: ``_protocol``, ``_decisions``, the framework registry (``_frameworks.registry``),
+``_errors``. Never a side-effect room.
+"""

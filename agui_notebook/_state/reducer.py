@@ -1,0 +1,646 @@
+"""Events into a thread: messages, tool calls, state and the run's outcome. Pure.
+
+A :class:`RunReducer` starts from the thread's committed :class:`ThreadSnapshot` and never
+mutates it: messages and tool calls are replaced, not edited (copy on write), so a run that fails
+is discarded by dropping its reducer and the thread is exactly as it was.
+
+- Text and reasoning stream into per-message buffers joined when the message ends (or when a view
+  asks), so a million deltas cost a list append each.
+- ``metadata`` on the events building an item merges into that item key by key, last write
+  winning, never recursing (1.1 basic/metadata); tool-call metadata lands on the call itself.
+- Messages and tool calls carry the ``subagentRunId`` of the event that opened them; subagent
+  invocations are remembered with their names (for grouping and for saying which one asked).
+- REASONING_ENCRYPTED_VALUE is stored, opaque, on the message or tool call it names, with its
+  ``encryptedValueType`` (replaced together), and travels back in the next run input.
+- STATE_DELTA is an RFC 6902 patch applied all-or-nothing; on failure the prior state is kept
+  and a warning says why (AG-UI 1.1 events/state).
+- MESSAGES_SNAPSHOT reconciles by message id: known ids are replaced in place, new ones are
+  appended. Messages it does not mention are kept (servers send partial snapshots), unless
+  ``strict``: then they are dropped as the spec says, except activity and reasoning messages
+  (unless the snapshot carries some of that role).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import jsonpatch
+import jsonpointer
+from ag_ui.core import FunctionCall
+from pydantic import BaseModel
+
+from .._frameworks.common import SYNTHETIC_TOOLS, restates_arguments
+from .._frameworks.crewai import pause_from_event
+from .._frameworks.langgraph import ON_INTERRUPT, interrupts_from_events
+from .._protocol.wire import (
+    ActivityMessage,
+    AssistantMessage,
+    DeveloperMessage,
+    ReasoningMessage,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+    as_message,
+)
+from .patch import apply_patch
+
+__all__ = ["RunReducer", "SubagentInfo", "ThreadSnapshot", "ToolCallInfo"]
+
+_TEXT_ROLES: dict[str | None, type[BaseModel]] = {
+    "assistant": AssistantMessage,
+    "user": UserMessage,
+    "system": SystemMessage,
+    "developer": DeveloperMessage,
+}
+
+
+class TextBuffer:
+    """Streamed text: deltas appended cheaply, folded into blocks so memory tracks the text.
+
+    A plain list of deltas costs ~60 bytes per delta on top of the text (a million 4-character
+    deltas held 20x the text); folding every 512 deltas keeps the overhead to the last few.
+    """
+
+    __slots__ = ("blocks", "small")
+
+    def __init__(self, initial: str = "") -> None:
+        self.blocks: list[str] = [initial] if initial else []
+        self.small: list[str] = []
+
+    def append(self, delta: str) -> None:
+        small = self.small
+        small.append(delta)
+        if len(small) >= 512:
+            self.blocks.append("".join(small))
+            small.clear()
+
+    def value(self) -> str:
+        if self.small:
+            self.blocks.append("".join(self.small))
+            self.small.clear()
+        if len(self.blocks) > 1:
+            self.blocks = ["".join(self.blocks)]
+        return self.blocks[0] if self.blocks else ""
+
+
+@dataclass(frozen=True)
+class ToolCallInfo:
+    """A tool call as the thread knows it: arguments parsed, result attached."""
+
+    id: str
+    name: str
+    arguments_text: str = ""
+    #: The parsed arguments (usually a dict); None while streaming or when they do not parse.
+    arguments: Any = None
+    parent_message_id: str | None = None
+    #: The result's content: a string, or a list of content parts (ag_ui.core models).
+    result: Any = None
+    result_message_id: str | None = None
+    #: "streaming" while arguments arrive, "called" once complete, "done" with a result.
+    status: str = "streaming"
+    #: Metadata merged from the call's TOOL_CALL_* events (last write wins per key).
+    metadata: dict[str, Any] | None = None
+    #: The subagent invocation that made the call (None: the parent agent).
+    subagent_run_id: str | None = None
+    #: An opaque reasoning artefact the server attached to the call, returned with it.
+    encrypted_value: str | None = None
+    encrypted_value_type: str | None = None
+
+
+@dataclass(frozen=True)
+class SubagentInfo:
+    """One subagent invocation, as announced by SUBAGENT_STARTED (or only seen in tags)."""
+
+    id: str
+    name: str | None = None
+    description: str | None = None
+    parent_subagent_run_id: str | None = None
+    parent_tool_call_id: str | None = None
+    #: "running", "done", "suspended" (awaiting outside input) or "error".
+    status: str = "running"
+    error: str | None = None
+
+
+@dataclass
+class ThreadSnapshot:
+    """The committed contents of a thread."""
+
+    messages: dict[str, Any] = field(default_factory=dict)  # id -> message model, in order
+    state: Any = None
+    tool_calls: dict[str, ToolCallInfo] = field(default_factory=dict)
+    subagents: dict[str, SubagentInfo] = field(default_factory=dict)
+
+
+def _merged(current: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Metadata merge: key by key, last write wins, no recursion (1.1 basic/metadata)."""
+    if not new:
+        return current
+    return {**current, **new} if current else dict(new)
+
+
+class RunReducer:
+    """Applies one run's events on top of a snapshot, without touching the snapshot."""
+
+    def __init__(
+        self, base: ThreadSnapshot, warn: Callable[[str], None], *, strict: bool = False
+    ) -> None:
+        self._warn = warn
+        self._strict = strict
+        self.messages: dict[str, Any] = dict(base.messages)
+        self.state: Any = base.state
+        self.tool_calls: dict[str, ToolCallInfo] = dict(base.tool_calls)
+        self._held_calls = base.tool_calls  # what the thread held before this run
+        self._restating: dict[str, str] = {}  # reopened held calls -> their held arguments
+        self.subagents: dict[str, SubagentInfo] = dict(base.subagents)
+        self.touched: dict[str, None] = {}  # message ids this run created or changed, in order
+        self._text: dict[str, TextBuffer] = {}
+        self._args: dict[str, TextBuffer] = {}
+        self.run_id: str | None = None
+        self.protocol_version: str | None = None
+        self._reset_run()
+        self._handlers: dict[str, Callable[[Any], None]] = {
+            "RUN_STARTED": self._run_started,
+            "RUN_FINISHED": self._run_finished,
+            "RUN_ERROR": self._run_error,
+            "TEXT_MESSAGE_START": self._text_start,
+            "TEXT_MESSAGE_CONTENT": self._text_content,
+            "TEXT_MESSAGE_END": self._text_end,
+            "REASONING_MESSAGE_START": self._reasoning_start,
+            "REASONING_MESSAGE_CONTENT": self._text_content,
+            "REASONING_MESSAGE_END": self._text_end,
+            "REASONING_ENCRYPTED_VALUE": self._encrypted_value,
+            "TOOL_CALL_START": self._tool_start,
+            "TOOL_CALL_ARGS": self._tool_args,
+            "TOOL_CALL_END": self._tool_end,
+            "TOOL_CALL_RESULT": self._tool_result,
+            "STATE_SNAPSHOT": self._state_snapshot,
+            "STATE_DELTA": self._state_delta,
+            "MESSAGES_SNAPSHOT": self._messages_snapshot,
+            "ACTIVITY_SNAPSHOT": self._activity_snapshot,
+            "ACTIVITY_DELTA": self._activity_delta,
+            "SUBAGENT_STARTED": self._subagent_started,
+            "SUBAGENT_FINISHED": self._subagent_finished,
+            "SUBAGENT_ERROR": self._subagent_error,
+            "CUSTOM": self._custom,
+        }
+
+    def _reset_run(self) -> None:
+        """What one run reports; a stream carrying several runs reports its last (1.1)."""
+        self.outcome: str | None = None  # set by RUN_FINISHED: success | interrupt | cancelled
+        self.interrupts: list[Any] = []
+        self._langgraph_interrupts: list[Any] = []  # CUSTOM on_interrupt events (_compat_langgraph)
+        self.pending_tool_call_ids: list[str] = []
+        self.result: Any = None
+        self.usage: list[Any] = []
+        self.run_metadata: dict[str, Any] | None = None
+        self.error: tuple[str, str | None] | None = None  # (message, code) from RUN_ERROR
+        self._run_calls: dict[str, None] = {}  # tool calls started by this run, in order
+        self._run_results: set[str] = set()
+
+    def apply(self, etype: str, event: Any) -> None:
+        handler = self._handlers.get(etype)
+        if handler is not None:
+            handler(event)
+
+    # -- reading while streaming ----------------------------------------------------------
+
+    def text_of(self, message_id: str) -> str:
+        """The text of a message so far, including deltas not yet joined."""
+        buffer = self._text.get(message_id)
+        if buffer is not None:
+            return buffer.value()
+        message = self.messages.get(message_id)
+        content = getattr(message, "content", None)
+        return content if isinstance(content, str) else ""
+
+    def snapshot(self) -> ThreadSnapshot:
+        """The thread as it stands after this run (open buffers joined)."""
+        for message_id in list(self._text):
+            self._materialize(message_id)
+        return ThreadSnapshot(
+            dict(self.messages), self.state, dict(self.tool_calls), dict(self.subagents)
+        )
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def _run_started(self, event: Any) -> None:
+        self._reset_run()
+        self.run_id = event.run_id
+        self.protocol_version = getattr(event, "protocol_version", None)
+
+    def _run_finished(self, event: Any) -> None:
+        outcome = event.outcome
+        self.result = event.result
+        self.usage = list(event.usage or [])
+        self.run_metadata = event.metadata
+        declared: list[str] = []
+        if outcome is None and self._langgraph_interrupts:
+            # LangGraph's default style: the interrupts came as CUSTOM events, no outcome.
+            self.outcome = "interrupt"
+            # CrewAI's default style sends the same event, carrying the interrupt itself.
+            crewai = [pause_from_event(e.value) for e in self._langgraph_interrupts]
+            if all(crewai):
+                self.interrupts = crewai
+            else:
+                self.interrupts = interrupts_from_events(self._langgraph_interrupts, self.run_id)
+        elif outcome is None:
+            self.outcome = "success"  # absent outcome: success (pre-1.0 servers too)
+        else:
+            self.outcome = outcome.type
+            if outcome.type == "interrupt":
+                self.interrupts = list(outcome.interrupts)
+            elif outcome.type == "success":
+                declared = list(outcome.pending_tool_call_ids or [])
+        # Absent or empty does not mean "nothing pending": derive it from the stream
+        # (1.1 events/tool-calls, frontend tools). Microsoft's synthetic calls are not calls.
+        self.pending_tool_call_ids = declared or [
+            c
+            for c in self._run_calls
+            if c not in self._run_results
+            and self.tool_calls.get(c, ToolCallInfo(c, "")).name not in SYNTHETIC_TOOLS
+        ]
+
+    def _custom(self, event: Any) -> None:
+        if event.name == ON_INTERRUPT:
+            self._langgraph_interrupts.append(event)
+
+    def _run_error(self, event: Any) -> None:
+        self.error = (event.message, event.code)
+        self.usage = list(getattr(event, "usage", None) or [])
+
+    # -- text and reasoning ---------------------------------------------------------------
+
+    def _text_start(self, event: Any) -> None:
+        mid = event.message_id
+        message = self.messages.get(mid)
+        if message is None:
+            cls = _TEXT_ROLES.get(event.role, AssistantMessage)
+            kwargs: dict[str, Any] = {"id": mid, "content": ""}
+            if getattr(event, "name", None):
+                kwargs["name"] = event.name
+            if event.subagent_run_id is not None:
+                kwargs["subagent_run_id"] = event.subagent_run_id
+            self.messages[mid] = cls(**kwargs)
+        self._text[mid] = TextBuffer(self.text_of(mid))  # re-streaming a known id appends (1.1)
+        self.touched[mid] = None
+        if event.metadata:
+            self._merge_message_metadata(mid, event.metadata)
+
+    def _reasoning_start(self, event: Any) -> None:
+        mid = event.message_id
+        if mid not in self.messages:
+            kwargs: dict[str, Any] = {"id": mid, "content": ""}
+            if event.subagent_run_id is not None:
+                kwargs["subagent_run_id"] = event.subagent_run_id
+            self.messages[mid] = ReasoningMessage(**kwargs)
+        self._text[mid] = TextBuffer(self.text_of(mid))
+        self.touched[mid] = None
+        if event.metadata:
+            self._merge_message_metadata(mid, event.metadata)
+
+    def _text_content(self, event: Any) -> None:
+        self._text[event.message_id].append(event.delta)
+        if event.metadata:
+            self._merge_message_metadata(event.message_id, event.metadata)
+
+    def _text_end(self, event: Any) -> None:
+        if event.metadata:
+            self._merge_message_metadata(event.message_id, event.metadata)
+        self._materialize(event.message_id)
+
+    def _merge_message_metadata(self, message_id: str, metadata: dict[str, Any]) -> None:
+        message = self.messages[message_id]
+        merged = _merged(message.metadata, metadata)
+        self.messages[message_id] = message.model_copy(update={"metadata": merged})
+
+    def _materialize(self, message_id: str) -> None:
+        buffer = self._text.pop(message_id, None)
+        if buffer is None:
+            return
+        message = self.messages[message_id]
+        self.messages[message_id] = message.model_copy(update={"content": buffer.value()})
+
+    def _encrypted_value(self, event: Any) -> None:
+        """Store the opaque artefact where it belongs; the type is replaced with the value."""
+        update = {
+            "encrypted_value": event.encrypted_value,
+            "encrypted_value_type": getattr(event, "encrypted_value_type", None),
+        }
+        entity = event.entity_id
+        if event.subtype == "tool-call":
+            info = self.tool_calls.get(entity)
+            if info is None:
+                self._warn(f"REASONING_ENCRYPTED_VALUE names no known tool call {entity!r}")
+                return
+            self.tool_calls[entity] = replace(info, **update)
+            parent = self.messages.get(info.parent_message_id or "")
+            if isinstance(parent, AssistantMessage) and parent.tool_calls:
+                calls = [
+                    _retyped(c, ToolCall).model_copy(update=update) if c.id == entity else c
+                    for c in parent.tool_calls
+                ]
+                self.messages[parent.id] = parent.model_copy(update={"tool_calls": calls})
+                self.touched[parent.id] = None
+            return
+        message = self.messages.get(entity)
+        if message is None or isinstance(message, ActivityMessage):
+            # Activity messages carry no encrypted value by schema: a name for nothing known.
+            self._warn(f"REASONING_ENCRYPTED_VALUE names no known message {entity!r}")
+            return
+        self.messages[entity] = as_message(message).model_copy(update=update)
+        self.touched[entity] = None
+
+    # -- tool calls -----------------------------------------------------------------------
+
+    def _tool_start(self, event: Any) -> None:
+        tcid = event.tool_call_id
+        self._run_calls[tcid] = None
+        known = self.tool_calls.get(tcid)
+        if known is not None and known.status != "streaming":
+            # A closed call reopened by a new TOOL_CALL_START: further arguments append (1.1).
+            self.tool_calls[tcid] = replace(
+                known, status="streaming", metadata=_merged(known.metadata, event.metadata)
+            )
+            self._args[tcid] = TextBuffer(known.arguments_text)
+            if tcid in self._held_calls and not self._strict:
+                self._restating[tcid] = known.arguments_text
+            return
+        parent = event.parent_message_id
+        if parent is None:
+            last = next(reversed(self.messages), None) if self.messages else None
+            if (
+                last is not None
+                and last in self.touched
+                and isinstance(self.messages[last], AssistantMessage)
+            ):
+                parent = last
+            else:
+                parent = tcid
+        owner = event.subagent_run_id
+        if owner is None:
+            owner = getattr(self.messages.get(parent), "subagent_run_id", None)  # inherited
+        self.tool_calls[tcid] = ToolCallInfo(
+            id=tcid,
+            name=event.tool_call_name,
+            parent_message_id=parent,
+            metadata=event.metadata or None,
+            subagent_run_id=owner,
+        )
+        self._args[tcid] = TextBuffer()
+
+    def _tool_args(self, event: Any) -> None:
+        self._args[event.tool_call_id].append(event.delta)
+        if event.metadata:
+            info = self.tool_calls[event.tool_call_id]
+            self.tool_calls[info.id] = replace(
+                info, metadata=_merged(info.metadata, event.metadata)
+            )
+
+    def _tool_end(self, event: Any) -> None:
+        tcid = event.tool_call_id
+        buffer = self._args.pop(tcid, None)
+        text = buffer.value() if buffer is not None else ""
+        held = self._restating.pop(tcid, None)
+        if held is not None and restates_arguments(held, text):
+            text = held  # LangGraph re-sent the call it already streamed (_compat)
+        info = self.tool_calls[tcid]
+        arguments: Any = None
+        try:
+            arguments = json.loads(text) if text.strip() else {}
+        except ValueError:
+            # Closing a call says its text is complete, not valid (1.1 events/tool-calls).
+            self._warn(f"tool call {tcid} ({info.name}): arguments are not valid JSON")
+        except RecursionError:
+            self._warn(f"tool call {tcid} ({info.name}): arguments nested too deeply")
+        info = replace(
+            info,
+            arguments_text=text,
+            arguments=arguments,
+            status="done" if info.result_message_id else "called",
+            metadata=_merged(info.metadata, event.metadata),
+        )
+        self.tool_calls[tcid] = info
+        call: dict[str, Any] = {
+            "id": tcid,
+            "function": FunctionCall(name=info.name, arguments=text),
+        }
+        for attr in ("metadata", "encrypted_value", "encrypted_value_type"):
+            if getattr(info, attr) is not None:
+                call[attr] = getattr(info, attr)
+        self._attach_call(info.parent_message_id or tcid, ToolCall(**call), info.subagent_run_id)
+
+    def _attach_call(self, parent_id: str, call: ToolCall, owner: str | None) -> None:
+        parent = self.messages.get(parent_id)
+        if not isinstance(parent, AssistantMessage):
+            if parent is not None:
+                self._warn(f"tool call {call.id}: parent {parent_id} is not an assistant message")
+                parent_id = call.id
+            kwargs: dict[str, Any] = {"id": parent_id, "tool_calls": []}
+            if owner is not None:
+                kwargs["subagent_run_id"] = owner
+            parent = AssistantMessage(**kwargs)
+        calls = [c for c in (parent.tool_calls or []) if c.id != call.id]
+        calls.append(call)
+        self.messages[parent_id] = parent.model_copy(update={"tool_calls": calls})
+        self.touched[parent_id] = None
+
+    def _tool_result(self, event: Any) -> None:
+        tcid = event.tool_call_id
+        mid = event.message_id
+        self._run_results.add(tcid)
+        kwargs: dict[str, Any] = {"id": mid, "content": event.content, "tool_call_id": tcid}
+        if event.metadata:
+            kwargs["metadata"] = dict(event.metadata)
+        if event.subagent_run_id is not None:
+            kwargs["subagent_run_id"] = event.subagent_run_id
+        self.messages[mid] = ToolMessage(**kwargs)
+        self.touched[mid] = None
+        info = self.tool_calls.get(tcid)
+        if info is not None:
+            self.tool_calls[tcid] = replace(
+                info, result=event.content, result_message_id=mid, status="done"
+            )
+
+    # -- state and snapshots --------------------------------------------------------------
+
+    def _state_snapshot(self, event: Any) -> None:
+        self.state = event.snapshot
+
+    def _state_delta(self, event: Any) -> None:
+        # No state yet means the empty object: the baseline a run starts from (1.1 run-input).
+        current = {} if self.state is None else self.state
+        patched = self._patched(current, event.delta, "STATE_DELTA", "state")
+        if patched is not current:
+            self.state = patched
+
+    def _patched(self, document: Any, patch: list[Any], etype: str, what: str) -> Any:
+        """The document with the patch applied, or the document unchanged (warned)."""
+        try:
+            return apply_patch(document, _ops(patch))
+        except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
+            self._warn(f"{etype} not applied, {what} kept as it was: {exc}")
+        except (TypeError, KeyError, IndexError, AttributeError) as exc:
+            self._warn(f"{etype} not applied, {what} kept as it was: {type(exc).__name__}: {exc}")
+        return document
+
+    def _messages_snapshot(self, event: Any) -> None:
+        mentioned: set[str] = set()
+        for message in event.messages:
+            mentioned.add(message.id)
+            if message.id in self._text:
+                # Restating a message still streaming: later deltas continue from the restatement.
+                content = getattr(message, "content", None)
+                self._text[message.id] = TextBuffer(content if isinstance(content, str) else "")
+            if (
+                not self._strict
+                and isinstance(message, ToolMessage)
+                and message.id not in self.messages
+            ):
+                self._replace_result_message(message)
+            if self.messages.get(message.id) != message:
+                # Restated history the thread already holds is not "produced by this run".
+                self.touched[message.id] = None
+            self.messages[message.id] = message
+            if isinstance(message, AssistantMessage):
+                for call in message.tool_calls or ():
+                    self._learn_call(call, message)
+            elif isinstance(message, ToolMessage):
+                info = self.tool_calls.get(message.tool_call_id)
+                if info is not None:
+                    self.tool_calls[message.tool_call_id] = replace(
+                        info, result=message.content, result_message_id=message.id, status="done"
+                    )
+        if self._strict:
+            self._drop_unmentioned(event.messages, mentioned)
+
+    def _drop_unmentioned(self, snapshot: list[Any], mentioned: set[str]) -> None:
+        """The snapshot is the complete set: drop what it does not mention, except client-only
+        activity and reasoning messages, unless it carries some of that role (1.1 events/state)."""
+        kept_roles = {"activity", "reasoning"} - {m.role for m in snapshot}
+        for mid in [m for m in self.messages if m not in mentioned]:
+            if self.messages[mid].role in kept_roles:
+                continue
+            del self.messages[mid]
+            self.touched.pop(mid, None)
+            self._text.pop(mid, None)
+
+    def _replace_result_message(self, message: ToolMessage) -> None:
+        """A snapshot's result for a call the thread already has a result for, under another
+        id (Microsoft re-ids them): replace that message in place rather than hold two."""
+        for mid, existing in self.messages.items():
+            if isinstance(existing, ToolMessage) and existing.tool_call_id == message.tool_call_id:
+                self.messages = {
+                    (message.id if k == mid else k): (message if k == mid else v)
+                    for k, v in self.messages.items()
+                }
+                self.touched.pop(mid, None)
+                return
+
+    def _learn_call(self, call: Any, parent: Any) -> None:
+        known = self.tool_calls.get(call.id)
+        try:
+            arguments = json.loads(call.function.arguments) if call.function.arguments else {}
+        except (ValueError, RecursionError):
+            arguments = None
+        self.tool_calls[call.id] = ToolCallInfo(
+            id=call.id,
+            name=call.function.name,
+            arguments_text=call.function.arguments,
+            arguments=arguments,
+            parent_message_id=parent.id,
+            result=known.result if known else None,
+            result_message_id=known.result_message_id if known else None,
+            status=known.status if known and known.status == "done" else "called",
+            metadata=call.metadata,
+            subagent_run_id=parent.subagent_run_id,
+            encrypted_value=call.encrypted_value,
+            encrypted_value_type=getattr(call, "encrypted_value_type", None),
+        )
+
+    def _activity_snapshot(self, event: Any) -> None:
+        mid = event.message_id
+        existing = self.messages.get(mid)
+        if isinstance(existing, ActivityMessage):
+            if event.replace is False:
+                # Leave content and type as they stand; metadata still merges (1.1 activity).
+                update: dict[str, Any] = {}
+            else:
+                # Content and type replaced, ownership re-minted, metadata kept merging.
+                update = {
+                    "content": event.content,
+                    "activity_type": event.activity_type,
+                    "subagent_run_id": event.subagent_run_id,
+                }
+            update["metadata"] = _merged(existing.metadata, event.metadata)
+            self.messages[mid] = existing.model_copy(update=update)
+        else:
+            kwargs: dict[str, Any] = {
+                "id": mid,
+                "activity_type": event.activity_type,
+                "content": event.content,
+            }
+            if event.metadata:
+                kwargs["metadata"] = dict(event.metadata)
+            if event.subagent_run_id is not None:
+                kwargs["subagent_run_id"] = event.subagent_run_id
+            self.messages[mid] = ActivityMessage(**kwargs)
+        self.touched[mid] = None
+
+    def _activity_delta(self, event: Any) -> None:
+        existing = self.messages.get(event.message_id)
+        if not isinstance(existing, ActivityMessage):
+            self._warn(f"ACTIVITY_DELTA for unknown activity {event.message_id}, skipped")
+            return
+        content = self._patched(existing.content, event.patch, "ACTIVITY_DELTA", "activity")
+        if not isinstance(content, dict):
+            self._warn(f"ACTIVITY_DELTA for {event.message_id} would make its content a non-object")
+            content = existing.content
+        self.messages[event.message_id] = existing.model_copy(
+            update={
+                "content": content,
+                "activity_type": event.activity_type,  # a delta may retype its activity (1.1)
+                "metadata": _merged(existing.metadata, event.metadata),
+            }
+        )
+        self.touched[event.message_id] = None
+
+    # -- subagents --------------------------------------------------------------------------
+
+    def _subagent_started(self, event: Any) -> None:
+        self.subagents[event.subagent_run_id] = SubagentInfo(
+            id=event.subagent_run_id,
+            name=event.name,
+            description=event.description,
+            parent_subagent_run_id=event.parent_subagent_run_id,
+            parent_tool_call_id=event.parent_tool_call_id,
+        )
+
+    def _subagent_finished(self, event: Any) -> None:
+        suspended = event.outcome is not None and event.outcome.type == "suspended"
+        self._subagent_ended(event.subagent_run_id, "suspended" if suspended else "done", None)
+
+    def _subagent_error(self, event: Any) -> None:
+        self._subagent_ended(event.subagent_run_id, "error", event.message)
+
+    def _subagent_ended(self, sid: str, status: str, error: str | None) -> None:
+        info = self.subagents.get(sid) or SubagentInfo(id=sid)
+        self.subagents[sid] = replace(info, status=status, error=error)
+
+
+def _retyped(model: Any, cls: type[BaseModel]) -> Any:
+    """``model`` as ``cls`` (the 1.1 extension of its ag_ui.core class) when it is not one."""
+    return model if isinstance(model, cls) else cls.model_validate(model.model_dump(by_alias=True))
+
+
+def _ops(patch: list[Any]) -> list[Any]:
+    """JSON Patch operations as plain dicts (ag-ui-protocol 1.x parses them into models)."""
+    return [
+        op.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        if isinstance(op, BaseModel)
+        else op
+        for op in patch
+    ]

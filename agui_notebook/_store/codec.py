@@ -1,0 +1,346 @@
+"""What the store keeps of a thread, as JSON text, and back. Pure: no I/O.
+
+A committed thread becomes a :class:`ThreadRow` (its messages, state, tool calls, pending
+interrupts with everything a card needs, the interrupts its last resume answered) and each
+committed run a :class:`RunRow` summary. Every text that goes into a row passes through the shared
+``_secrets.Scrubber`` of the credential values the agent knows, so a token the server echoed into
+a message, the state or an interrupt is stored as ``<redacted>``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .._decisions.interrupts import PendingInterrupt, parse_expiry
+from .._protocol.secrets import Scrubber
+from .._protocol.wire import MESSAGE, ContentPart, UserMessage
+from .._state.reducer import ThreadSnapshot, ToolCallInfo
+
+__all__ = [
+    "RestoredThread",
+    "RunRow",
+    "ThreadRow",
+    "ThreadSummary",
+    "decode_thread",
+    "encode_run",
+    "encode_thread",
+    "scrubbed_json",
+    "summary_from_row",
+]
+
+_TITLE_CHARS = 60
+# One encoder for every write (json.dumps with options builds a new one per call).
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+@dataclass(frozen=True)
+class ThreadSummary:
+    """A stored thread, as ``agent.threads()`` and ``agui-notebook threads`` list it."""
+
+    id: str
+    agent_url: str
+    created_at: datetime
+    updated_at: datetime
+    #: How many interrupts wait for an answer.
+    pending: int
+    #: How many messages the thread holds.
+    messages: int
+    #: How its latest committed run ended (success, interrupt, cancelled).
+    last_status: str | None
+    #: The start of its first user message.
+    title: str | None
+
+    def __repr__(self) -> str:
+        return (
+            f"ThreadSummary(id={self.id!r}, updated_at={self.updated_at.isoformat()!r}, "
+            f"pending={self.pending}, messages={self.messages}, title={self.title!r})"
+        )
+
+
+@dataclass(frozen=True)
+class ThreadRow:
+    """A thread as one row of JSON texts."""
+
+    agent_url: str
+    id: str
+    updated_at: str
+    title: str | None
+    last_run_id: str | None
+    last_status: str | None
+    message_count: int
+    pending_count: int
+    messages: str
+    state: str
+    tool_calls: str
+    pending: str
+    answered: str
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """A committed run's summary."""
+
+    run_id: str
+    summary: str  # JSON: kind, parentRunId, startedAt, finishedAt, status, eventCount, ...
+
+
+@dataclass(frozen=True)
+class RestoredThread:
+    """What a stored row gives back to a :class:`Thread`."""
+
+    snapshot: ThreadSnapshot
+    pending: list[PendingInterrupt]
+    last_run_id: str | None
+    answered: dict[str, PendingInterrupt]
+    warnings: list[str]
+
+
+# -- encoding ----------------------------------------------------------------------------------
+
+
+def scrubbed_json(value: Any, scrubber: Scrubber) -> str:
+    """``value`` as compact JSON with every known secret value replaced by ``<redacted>``."""
+    text = _ENCODE(value)
+    return _scrub_text(text, lambda: value, scrubber)
+
+
+def _scrub_text(text: str, value: Callable[[], Any], scrubber: Scrubber) -> str:
+    """JSON ``text`` scrubbed as text (one pass); string by string when that broke the JSON."""
+    if not scrubber:
+        return text
+    cleaned = scrubber.text(text)
+    if cleaned == text:
+        return text
+    try:
+        json.loads(cleaned)
+    except ValueError:  # a secret that spans JSON syntax
+        cleaned = _ENCODE(scrubber.value(value()))
+    return cleaned
+
+
+def encode_thread(
+    *,
+    agent_url: str,
+    thread_id: str,
+    snapshot: ThreadSnapshot,
+    pending: list[PendingInterrupt],
+    last_run_id: str | None,
+    last_status: str | None,
+    answered: Mapping[str, PendingInterrupt],
+    now: datetime,
+    scrubber: Scrubber,
+    memo: dict[str, tuple[Any, str]] | None = None,
+) -> ThreadRow:
+    """A thread as a row. ``memo`` keeps each message's and tool call's JSON between commits of
+    one thread: they are immutable (a run replaces what it changes), so an unchanged one is not
+    serialised again and a commit costs what the run added, not the whole thread."""
+    messages = list(snapshot.messages.values())
+    kept: dict[str, tuple[Any, str]] = {}
+    previous = memo if memo is not None else {}
+    messages_text = (
+        "["
+        + ",".join(_memo_json(m, "m:" + m.id, previous, kept, _message_json) for m in messages)
+        + "]"
+    )
+    calls_text = (
+        "["
+        + ",".join(
+            _memo_json(c, "c:" + c.id, previous, kept, _tool_call_json)
+            for c in snapshot.tool_calls.values()
+        )
+        + "]"
+    )
+    if memo is not None:
+        memo.clear()
+        memo.update(kept)
+    if scrubber:
+        messages_text = _scrub_text(
+            messages_text,
+            lambda: [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in messages],
+            scrubber,
+        )
+    return ThreadRow(
+        agent_url=agent_url,
+        id=thread_id,
+        updated_at=now.isoformat(timespec="microseconds"),
+        title=_title(messages, scrubber),
+        last_run_id=last_run_id,
+        last_status=last_status,
+        message_count=len(messages),
+        pending_count=len(pending),
+        messages=messages_text,
+        state=scrubbed_json(snapshot.state, scrubber),
+        tool_calls=_scrub_text(
+            calls_text,
+            lambda: [json.loads(_tool_call_json(c)) for c in snapshot.tool_calls.values()],
+            scrubber,
+        ),
+        pending=scrubbed_json([_interrupt_json(p) for p in pending], scrubber),
+        answered=scrubbed_json([_interrupt_json(p) for p in answered.values()], scrubber),
+    )
+
+
+def _memo_json(
+    item: Any,
+    key: str,
+    previous: dict[str, tuple[Any, str]],
+    kept: dict[str, tuple[Any, str]],
+    encode: Callable[[Any], str],
+) -> str:
+    hit = previous.get(key)
+    text = hit[1] if hit is not None and hit[0] is item else encode(item)
+    kept[key] = (item, text)
+    return text
+
+
+def _message_json(message: Any) -> str:
+    # ag_ui.core's own JSON dump: camelCase, as on the wire.
+    text: str = message.model_dump_json(by_alias=True, exclude_none=True)
+    return text
+
+
+def _tool_call_json(call: ToolCallInfo) -> str:
+    return _ENCODE({f.name: _plain(getattr(call, f.name)) for f in fields(call)})
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready: a result's content parts (ag_ui.core models) as their wire form."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _title(messages: list[Any], scrubber: Scrubber) -> str | None:
+    for message in messages:
+        if isinstance(message, UserMessage) and isinstance(message.content, str):
+            text = " ".join(message.content.split())
+            text = scrubber.text(text)
+            return text if len(text) <= _TITLE_CHARS else text[: _TITLE_CHARS - 3] + "..."
+    return None
+
+
+def _interrupt_json(interrupt: PendingInterrupt) -> dict[str, Any]:
+    # Every field (a field added later is kept too) but the expiry, which is read again from
+    # the raw ``expiresAt`` when restored.
+    return {f.name: getattr(interrupt, f.name) for f in fields(interrupt) if f.name != "expires_at"}
+
+
+def encode_run(
+    *,
+    run_id: str,
+    kind: str,
+    parent_run_id: str | None,
+    started_at: datetime,
+    finished_at: datetime,
+    status: str,
+    event_count: int,
+    warnings: list[str],
+    resume: list[dict[str, Any]],
+    scrubber: Scrubber,
+) -> RunRow:
+    summary = {
+        "kind": kind,
+        "parentRunId": parent_run_id,
+        "startedAt": started_at.isoformat(),
+        "finishedAt": finished_at.isoformat(),
+        "status": status,
+        "eventCount": event_count,
+        "warnings": warnings,
+        "resume": resume,
+    }
+    return RunRow(run_id=run_id, summary=scrubbed_json(summary, scrubber))
+
+
+# -- decoding ----------------------------------------------------------------------------------
+
+
+@functools.cache
+def _part_adapter() -> TypeAdapter[Any]:
+    return TypeAdapter(ContentPart)
+
+
+def _tool_call_from_json(data: Mapping[str, Any]) -> ToolCallInfo:
+    known = {f.name for f in fields(ToolCallInfo)}
+    values = {k: v for k, v in data.items() if k in known}
+    result = values.get("result")
+    if isinstance(result, list):  # content parts: back into their models, when they still parse
+        with contextlib.suppress(ValidationError):
+            values["result"] = [_part_adapter().validate_python(p) for p in result]
+    return ToolCallInfo(**values)
+
+
+def decode_thread(
+    *,
+    messages: str,
+    state: str,
+    tool_calls: str,
+    pending: str,
+    answered: str,
+    last_run_id: str | None,
+) -> RestoredThread:
+    """A stored thread back into the pieces a Thread holds; raises ValueError when unreadable."""
+    warnings: list[str] = []
+    restored: dict[str, Any] = {}
+    for n, data in enumerate(json.loads(messages)):
+        try:
+            message = MESSAGE.validate_python(data)
+        except ValidationError as exc:  # written by an ag-ui-protocol with other message kinds
+            warnings.append(
+                f"stored message {n} could not be read ({exc.error_count()} errors); left out"
+            )
+            continue
+        restored[message.id] = message
+    calls = {c["id"]: _tool_call_from_json(c) for c in json.loads(tool_calls)}
+    snapshot = ThreadSnapshot(messages=restored, state=json.loads(state), tool_calls=calls)
+    interrupts = [_interrupt_from_json(p) for p in json.loads(pending)]
+    return RestoredThread(
+        snapshot=snapshot,
+        pending=interrupts,
+        last_run_id=last_run_id,
+        answered={
+            p.id: p
+            for p in (_interrupt_from_json(a) for a in json.loads(answered) if isinstance(a, dict))
+        },
+        warnings=warnings,
+    )
+
+
+def _interrupt_from_json(data: Mapping[str, Any]) -> PendingInterrupt:
+    known = {f.name for f in fields(PendingInterrupt)} - {"expires_at"}
+    values = {k: v for k, v in data.items() if k in known}
+    values["raw"] = dict(values.get("raw") or {})
+    values["reissued"] = bool(values.get("reissued"))
+    return PendingInterrupt(**values, expires_at=parse_expiry(values.get("expires_at_raw")))
+
+
+def summary_from_row(
+    *,
+    id: str,
+    agent_url: str,
+    created_at: str,
+    updated_at: str,
+    pending: int,
+    messages: int,
+    last_status: str | None,
+    title: str | None,
+) -> ThreadSummary:
+    return ThreadSummary(
+        id=id,
+        agent_url=agent_url,
+        created_at=datetime.fromisoformat(created_at),
+        updated_at=datetime.fromisoformat(updated_at),
+        pending=pending,
+        messages=messages,
+        last_status=last_status,
+        title=title,
+    )

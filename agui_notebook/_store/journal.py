@@ -1,0 +1,333 @@
+"""Durable threads: an agent's link to its store (``Agent(store=...)``).
+
+A :class:`Journal` is what a :class:`~agui_notebook._thread.Thread` tells about each committed run
+(``Thread.journal``): it writes the thread, the run's summary and the run's decisions in one
+transaction. It restores a stored thread into a new ``Thread``, lists the agent's threads and
+keeps the decisions a failed resume carried.
+
+A store problem never takes a run down: the first one is a :class:`StoreWarning` naming the file
+and the problem, and this journal stops using the store (a lock held too long by another process
+is the exception: said once, the next commit tries again, and the decisions it could not write
+go with that next commit).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+import weakref
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._decisions.audit import AuditEntry, chat_record, decision_entries
+from .._decisions.decision import Decision
+from .._decisions.interrupts import PendingInterrupt
+from .._errors import StoreError, StoreUnavailable, StoreWarning
+from .._protocol.secrets import Scrubber
+from .codec import ThreadSummary, decode_thread, encode_run, encode_thread
+
+if TYPE_CHECKING:
+    from .._thread import RunStream, Thread
+    from .sqlite import Store
+
+__all__ = ["STORE_ENV", "Journal", "default_store_path", "resolve_store"]
+
+#: The environment variable that chooses the store: a path, or ``off``.
+STORE_ENV = "AGUI_NOTEBOOK_STORE"
+STORE_FILE = "store.sqlite3"
+
+
+def default_store_path() -> Path:
+    """``store.sqlite3`` in the user's data directory (platformdirs' ``user_data_dir``)."""
+    import platformdirs  # only when the default is needed
+
+    return Path(platformdirs.user_data_dir("agui-notebook", appauthor=False)) / STORE_FILE
+
+
+def resolve_store(store: str | os.PathLike[str] | None, *, given: bool) -> Path | None:
+    """The store file to use: ``store`` when given (None: none), else the environment's
+    ``AGUI_NOTEBOOK_STORE`` (``off`` disables), else :func:`default_store_path`."""
+    if given:
+        return None if store is None else Path(store).expanduser()
+    env = os.environ.get(STORE_ENV, "").strip()
+    if env.lower() in ("off", "none", "0", "false"):
+        return None
+    if env:
+        return Path(env).expanduser()
+    return default_store_path()
+
+
+class Journal:
+    """One agent's view of a store: its URL (without credentials), and the scrubber of the
+    credentials it knows (``HTTPTransport.known_scrubber``: asked at each write, it grows)."""
+
+    def __init__(self, path: Path, agent_url: str, scrubber: Callable[[], Scrubber]) -> None:
+        self.path = path
+        self.agent_url = agent_url
+        self._scrubber = scrubber
+        self._store: Store | None = None
+        self._disabled: StoreError | None = None
+        self._warned = False
+        self._backlog: list[AuditEntry] = []
+        # Per live thread, the JSON of its messages as last written (see encode_thread).
+        self._memos: weakref.WeakKeyDictionary[Thread, dict[str, tuple[Any, str]]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def __repr__(self) -> str:
+        state = f", disabled: {self._disabled}" if self._disabled else ""
+        return f"Journal({str(self.path)!r}{state})"
+
+    # -- the store, opened once ----------------------------------------------------------
+
+    def store(self) -> Store:
+        """The open store; raises the typed :class:`StoreError` that disabled it."""
+        if self._disabled is not None:
+            raise self._disabled
+        if self._store is None:
+            from .sqlite import Store  # sqlite3 is imported by the first run that commits
+
+            try:
+                self._store = Store(self.path)
+            except StoreError as exc:
+                self._disabled = exc
+                raise
+        return self._store
+
+    def close(self) -> None:
+        """Close the store's connection (it is opened again when needed)."""
+        store, self._store = self._store, None
+        if store is not None:
+            store.close()
+
+    def _usable(self) -> Store | None:
+        try:
+            return self.store()
+        except StoreError as exc:
+            self._warn(exc)
+            return None
+
+    def _warn(self, error: StoreError) -> None:
+        if self._warned:
+            return
+        self._warned = True
+        consequence = (
+            "this run was not stored; the next one will try again"
+            if self._disabled is None
+            else "threads and decisions of this agent are not stored from now on"
+        )
+        warnings.warn(
+            StoreWarning(f"{error} -- {consequence} (the run itself is not affected)"),
+            stacklevel=3,
+        )
+
+    def _failed(self, error: StoreError, unwritten: list[AuditEntry]) -> None:
+        if isinstance(error, StoreUnavailable) and "locked" in str(error):
+            self._backlog = unwritten  # transient: they go with the next commit
+        else:
+            self._disabled = error
+        self._warn(error)
+
+    # -- the Thread's journal protocol ---------------------------------------------------
+
+    def committed(self, thread: Thread, run: RunStream, answered: list[PendingInterrupt]) -> None:
+        """Write a committed run. Never raises (a store problem is a StoreWarning)."""
+        store = self._usable()
+        if store is None:
+            return
+        audit: list[AuditEntry] = list(self._backlog)
+        try:
+            scrubber = self._scrubber()
+            record = run.record
+            now = datetime.now(timezone.utc)
+            status = record.status if record is not None else "success"
+            if run.decisions:
+                audit += self._entries(
+                    answered,
+                    run.decisions,
+                    thread_id=thread.id,
+                    run_id=run.run_id,
+                    time=record.started_at if record is not None else now,
+                    decided_by=run.decided_by,
+                    outcome=status,
+                    scrubber=scrubber,
+                )
+            row = encode_thread(
+                agent_url=self.agent_url,
+                thread_id=thread.id,
+                snapshot=thread._snapshot,
+                pending=thread._pending,
+                last_run_id=thread._last_run_id,
+                last_status=status,
+                answered=thread._answered,
+                now=now,
+                scrubber=scrubber,
+                memo=self._memos.setdefault(thread, {}),
+            )
+            summary = encode_run(
+                run_id=run.run_id,
+                kind=record.kind if record is not None else "run",
+                parent_run_id=record.parent_run_id if record is not None else None,
+                started_at=record.started_at if record is not None else now,
+                finished_at=now,
+                status=status,
+                event_count=record.event_count if record is not None else 0,
+                warnings=list(record.warnings) if record is not None else [],
+                resume=list(record.resume) if record is not None else [],
+                scrubber=scrubber,
+            )
+            store.save_run(row, summary, audit)
+            self._backlog = []
+        except StoreError as exc:
+            self._failed(exc, audit)
+        except (TypeError, ValueError) as exc:  # a state that is not JSON, for one
+            self._warn(StoreUnavailable(f"cannot store thread {thread.id}: {exc}", str(self.path)))
+
+    def record_attempt(
+        self,
+        interrupts: list[PendingInterrupt],
+        decisions: Mapping[str, Decision],
+        *,
+        thread_id: str,
+        run_id: str | None,
+        time: datetime,
+        decided_by: str | None,
+        outcome: str,
+    ) -> None:
+        """Append the decisions of a resume that did not commit (failed, or refused unsent)."""
+        store = self._usable()
+        if store is None:
+            return
+        entries = [
+            *self._backlog,
+            *self._entries(
+                interrupts,
+                decisions,
+                thread_id=thread_id,
+                run_id=run_id,
+                time=time,
+                decided_by=decided_by,
+                outcome=outcome,
+                scrubber=self._scrubber(),
+            ),
+        ]
+        try:
+            store.append_audit(entries)
+            self._backlog = []
+        except StoreError as exc:
+            self._failed(exc, entries)
+
+    def _entries(
+        self,
+        interrupts: list[PendingInterrupt],
+        decisions: Mapping[str, Decision],
+        *,
+        thread_id: str,
+        run_id: str | None,
+        time: datetime,
+        decided_by: str | None,
+        outcome: str,
+        scrubber: Scrubber,
+    ) -> list[AuditEntry]:
+        entries = decision_entries(
+            interrupts,
+            decisions,
+            agent_url=self.agent_url,
+            thread_id=thread_id,
+            run_id=run_id,
+            time=time,
+            decided_by=decided_by,
+            outcome=outcome,
+        )
+        return [_scrub_entry(e, scrubber) for e in entries] if scrubber else entries
+
+    # -- reading back --------------------------------------------------------------------
+
+    def restore(self, thread: Thread) -> bool:
+        """Fill a new ``thread`` from its stored row; False when there is none (or no store)."""
+        store = self._usable()
+        if store is None:
+            return False
+        try:
+            data = store.load_thread(self.agent_url, thread.id)
+            if data is None:
+                return False
+            restored = decode_thread(
+                messages=data.messages,
+                state=data.state,
+                tool_calls=data.tool_calls,
+                pending=data.pending,
+                answered=data.answered,
+                last_run_id=data.last_run_id,
+            )
+        except StoreError as exc:
+            self._warn(exc)
+            return False
+        except (ValueError, TypeError, KeyError) as exc:
+            self._warn(
+                StoreUnavailable(
+                    f"the stored thread {thread.id} in {self.path} cannot be read ({exc})",
+                    str(self.path),
+                )
+            )
+            return False
+        thread._snapshot = restored.snapshot
+        thread._pending = restored.pending
+        thread._last_run_id = restored.last_run_id
+        thread._answered = restored.answered
+        thread.runs = [_run_record(run_id, summary) for run_id, summary in data.runs]
+        for note in restored.warnings:
+            warnings.warn(StoreWarning(f"thread {thread.id}: {note}"), stacklevel=3)
+        return True
+
+    def threads(self, pending: bool | None = None) -> list[ThreadSummary]:
+        """This agent's stored threads, newest first (raises the store's typed error)."""
+        return self.store().threads(self.agent_url, pending=pending)
+
+    def chat_audit(self, thread: Thread) -> list[dict[str, Any]]:
+        """The thread's stored decisions in ``chat.audit``'s shape (no card: an earlier session)."""
+        store = self._usable()
+        if store is None:
+            return []
+        try:
+            entries = store.thread_audit(self.agent_url, thread.id)
+        except StoreError as exc:
+            self._warn(exc)
+            return []
+        calls = thread._snapshot.tool_calls
+        records = []
+        for entry in entries:
+            call = calls.get(entry.tool_call_id) if entry.tool_call_id else None
+            records.append(
+                chat_record(entry, card=None, arguments=call.arguments if call else None)
+            )
+        return records
+
+
+def _scrub_entry(entry: AuditEntry, scrubber: Scrubber) -> AuditEntry:
+    edited = entry.edited_arguments
+    if edited is not None:
+        edited = scrubber.value(edited)
+    reason = scrubber.text(entry.reason) if entry.reason else entry.reason
+    if edited == entry.edited_arguments and reason == entry.reason:
+        return entry
+    return AuditEntry(**{**entry.to_json(), "edited_arguments": edited, "reason": reason})
+
+
+def _run_record(run_id: str, summary: Mapping[str, Any]) -> Any:
+    from .._thread import RunRecord
+
+    finished = summary.get("finishedAt")
+    return RunRecord(
+        run_id=run_id,
+        kind="resume" if summary.get("kind") == "resume" else "run",
+        parent_run_id=summary.get("parentRunId"),
+        started_at=datetime.fromisoformat(summary["startedAt"]),
+        status=str(summary.get("status", "success")),
+        finished_at=datetime.fromisoformat(finished) if finished else None,
+        resume=list(summary.get("resume") or []),
+        event_count=int(summary.get("eventCount") or 0),
+        warnings=list(summary.get("warnings") or []),
+    )

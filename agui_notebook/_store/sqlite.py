@@ -1,0 +1,508 @@
+"""The store: one SQLite file (standard library ``sqlite3``) that keeps threads and the audit log.
+
+- WAL mode, so several kernels on one machine read and write it at once; a write waits for
+  another writer up to ``busy_timeout`` (5 s) instead of failing.
+- One transaction per committed run: the thread's row, the run's summary and the run's audit
+  records land together or not at all (a kernel killed mid-write leaves the last committed run).
+- The schema version is ``PRAGMA user_version``; older files migrate forward when opened, a
+  newer one is a :class:`StoreVersionError`. ``PRAGMA application_id`` marks the file as ours.
+- The file, its ``-wal`` and ``-shm`` are readable by their owner only (0600); a directory this
+  module creates is 0700.
+- ``synchronous=NORMAL``: a process crash never loses a commit; a power cut may lose the last
+  ones (SQLite's WAL guarantee), never corrupt the file.
+
+Every failure is one of the typed :class:`StoreError` s; callers that run agents turn them into a
+:class:`StoreWarning` and go on without the store (``_durable.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import stat
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from .._decisions.audit import (
+    GENESIS_HASH,
+    AuditEntry,
+    ChainBreak,
+    ChainLink,
+    canonical_json,
+    link,
+    verify_chain,
+)
+from .._errors import StoreCorrupt, StoreError, StoreUnavailable, StoreVersionError
+from .codec import RunRow, ThreadRow, ThreadSummary, summary_from_row
+
+__all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "Store", "StoredThreadData"]
+
+#: "AGUN" in ASCII: marks a SQLite file as an agui_notebook store.
+APPLICATION_ID = 0x4147554E
+BUSY_TIMEOUT_MS = 5000
+
+_SCHEMA_V1 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE threads (
+    agent_url TEXT NOT NULL,
+    id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    title TEXT,
+    last_run_id TEXT,
+    last_status TEXT,
+    message_count INTEGER NOT NULL,
+    pending_count INTEGER NOT NULL,
+    messages TEXT NOT NULL,
+    state TEXT NOT NULL,
+    tool_calls TEXT NOT NULL,
+    pending TEXT NOT NULL,
+    answered TEXT NOT NULL,
+    UNIQUE (agent_url, id)
+);
+CREATE INDEX threads_by_update ON threads (updated_at DESC);
+CREATE TABLE runs (
+    agent_url TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    run_id TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    PRIMARY KEY (agent_url, thread_id, seq)
+);
+CREATE TABLE audit (
+    seq INTEGER PRIMARY KEY,
+    agent_url TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    record TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE INDEX audit_by_thread ON audit (agent_url, thread_id, seq);
+"""
+
+#: (version, script) in order: a file at version N runs every script above N, in one transaction.
+MIGRATIONS: list[tuple[int, str]] = [(1, _SCHEMA_V1)]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+@dataclass(frozen=True)
+class StoredThreadData:
+    """A thread's row as read back (JSON texts), with its runs' summaries in order."""
+
+    agent_url: str
+    id: str
+    created_at: str
+    updated_at: str
+    last_run_id: str | None
+    messages: str
+    state: str
+    tool_calls: str
+    pending: str
+    answered: str
+    runs: list[tuple[str, dict[str, Any]]]
+
+
+class Store:
+    """An open store file. Thread-safe (one connection behind a lock); use from any thread.
+
+    >>> store = Store("/tmp/agui.sqlite3")      # doctest: +SKIP
+    >>> store.threads(pending=True)             # doctest: +SKIP
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
+        self.path = Path(path).expanduser()
+        self.readonly = readonly
+        self._lock = threading.Lock()
+        self._conn = self._connect()
+
+    # -- opening -------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        path = self.path
+        if self.readonly:
+            if not path.exists():
+                raise StoreUnavailable(f"there is no store at {path}", str(path))
+        else:
+            _prepare_file(path)
+        mode = "ro" if self.readonly else "rw"  # never let SQLite create the file (mode 0600 above)
+        uri = f"file:{quote(str(path.resolve()))}?mode={mode}"
+        try:
+            conn = sqlite3.connect(
+                uri,
+                uri=True,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,  # we issue BEGIN/COMMIT ourselves
+                check_same_thread=False,
+            )
+        except sqlite3.Error as exc:
+            raise _store_error(exc, path, "open") from None
+        try:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise StoreVersionError(
+                    f"the store {path} has schema version {version}, written by a newer "
+                    f"agui_notebook; this one reads up to version {SCHEMA_VERSION}",
+                    str(path),
+                    found=version,
+                    supported=SCHEMA_VERSION,
+                )
+            if app_id not in (0, APPLICATION_ID) or (
+                app_id == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
+            ):
+                raise StoreCorrupt(
+                    f"{path} is a SQLite file of another application, not an agui_notebook store",
+                    str(path),
+                )
+            if not self.readonly:
+                journal = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if str(journal).lower() != "wal":
+                    raise StoreUnavailable(
+                        f"the store {path} cannot use WAL mode (got {journal!r})", str(path)
+                    )
+                conn.execute("PRAGMA synchronous=NORMAL")
+                if version < SCHEMA_VERSION:
+                    _migrate(conn, path)
+                _restrict_side_files(path)
+            elif version == 0:
+                raise StoreCorrupt(f"{path} is an empty store (no schema)", str(path))
+        except StoreError:
+            conn.close()
+            raise
+        except sqlite3.Error as exc:
+            conn.close()
+            raise _store_error(exc, path, "open") from None
+        return conn
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.path)!r})"
+
+    # -- writing -------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _write(self, action: str) -> Iterator[sqlite3.Cursor]:
+        if self.readonly:
+            raise StoreUnavailable(f"the store {self.path} is open read-only", str(self.path))
+        with self._lock:
+            cur = self._conn.cursor()
+            try:
+                cur.execute("BEGIN IMMEDIATE")  # take the write lock now: no upgrade deadlock
+                yield cur
+                cur.execute("COMMIT")
+            except BaseException as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    if self._conn.in_transaction:
+                        cur.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise _store_error(exc, self.path, action) from None
+                raise
+            finally:
+                cur.close()
+
+    def save_run(self, thread: ThreadRow, run: RunRow, audit: Sequence[AuditEntry] = ()) -> None:
+        """Write a committed run: the thread as it now is, the run's summary, its decisions."""
+        with self._write("save a run") as cur:
+            cur.execute(
+                """
+                INSERT INTO threads (agent_url, id, created_at, updated_at, title, last_run_id,
+                    last_status, message_count, pending_count, messages, state, tool_calls,
+                    pending, answered)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (agent_url, id) DO UPDATE SET
+                    updated_at = excluded.updated_at,
+                    title = COALESCE(threads.title, excluded.title),
+                    last_run_id = excluded.last_run_id,
+                    last_status = excluded.last_status,
+                    message_count = excluded.message_count,
+                    pending_count = excluded.pending_count,
+                    messages = excluded.messages,
+                    state = excluded.state,
+                    tool_calls = excluded.tool_calls,
+                    pending = excluded.pending,
+                    answered = excluded.answered
+                """,
+                (
+                    thread.agent_url,
+                    thread.id,
+                    thread.updated_at,
+                    thread.updated_at,
+                    thread.title,
+                    thread.last_run_id,
+                    thread.last_status,
+                    thread.message_count,
+                    thread.pending_count,
+                    thread.messages,
+                    thread.state,
+                    thread.tool_calls,
+                    thread.pending,
+                    thread.answered,
+                ),
+            )
+            cur.execute(
+                """
+                INSERT INTO runs (agent_url, thread_id, seq, run_id, summary)
+                VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM runs
+                               WHERE agent_url = ? AND thread_id = ?), ?, ?)
+                """,
+                (thread.agent_url, thread.id, thread.agent_url, thread.id, run.run_id, run.summary),
+            )
+            _append_audit(cur, audit)
+
+    def append_audit(self, entries: Sequence[AuditEntry]) -> None:
+        """Append decisions whose run did not commit (a failed or refused resume)."""
+        if entries:
+            with self._write("append to the audit log") as cur:
+                _append_audit(cur, entries)
+
+    # -- reading -------------------------------------------------------------------------
+
+    def _read(self, action: str, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise _store_error(exc, self.path, action) from None
+
+    def load_thread(self, agent_url: str, thread_id: str) -> StoredThreadData | None:
+        rows = self._read(
+            "read a thread",
+            "SELECT created_at, updated_at, last_run_id, messages, state, tool_calls, pending, "
+            "answered FROM threads WHERE agent_url = ? AND id = ?",
+            (agent_url, thread_id),
+        )
+        if not rows:
+            return None
+        runs = self._read(
+            "read a thread's runs",
+            "SELECT run_id, summary FROM runs WHERE agent_url = ? AND thread_id = ? ORDER BY seq",
+            (agent_url, thread_id),
+        )
+        created, updated, last_run_id, messages, state, tool_calls, pending, answered = rows[0]
+        return StoredThreadData(
+            agent_url=agent_url,
+            id=thread_id,
+            created_at=created,
+            updated_at=updated,
+            last_run_id=last_run_id,
+            messages=messages,
+            state=state,
+            tool_calls=tool_calls,
+            pending=pending,
+            answered=answered,
+            runs=[(run_id, json.loads(summary)) for run_id, summary in runs],
+        )
+
+    def threads(
+        self, agent_url: str | None = None, *, pending: bool | None = None
+    ) -> list[ThreadSummary]:
+        """Stored threads, newest first: of one agent URL (or all), only pending ones, or not."""
+        where: list[str] = []
+        params: list[Any] = []
+        if agent_url is not None:
+            where.append("agent_url = ?")
+            params.append(agent_url)
+        if pending is True:
+            where.append("pending_count > 0")
+        elif pending is False:
+            where.append("pending_count = 0")
+        sql = (
+            "SELECT id, agent_url, created_at, updated_at, pending_count, message_count, "
+            "last_status, title FROM threads"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY updated_at DESC, rowid DESC"
+        )
+        return [
+            summary_from_row(
+                id=r[0],
+                agent_url=r[1],
+                created_at=r[2],
+                updated_at=r[3],
+                pending=r[4],
+                messages=r[5],
+                last_status=r[6],
+                title=r[7],
+            )
+            for r in self._read("list threads", sql, params)
+        ]
+
+    def audit_links(self) -> list[ChainLink]:
+        """Every audit record in storage order, as stored (for export and verification)."""
+        rows = self._read(
+            "read the audit log", "SELECT seq, record, prev_hash, hash FROM audit ORDER BY seq"
+        )
+        return [_chain_link(*row) for row in rows]
+
+    def audit_head(self) -> tuple[int, str] | None:
+        """(seq, hash) of the last record as noted at its append; None for an empty log."""
+        rows = self._read(
+            "read the audit head",
+            "SELECT key, value FROM meta WHERE key IN ('audit_head_seq', 'audit_head_hash')",
+        )
+        values = dict(rows)
+        if "audit_head_seq" not in values:
+            return None
+        return int(values["audit_head_seq"]), str(values.get("audit_head_hash", ""))
+
+    def verify_audit(self) -> tuple[int, ChainBreak | None]:
+        """(records checked, the first break or None)."""
+        return verify_chain(self.audit_links(), head=self.audit_head())
+
+    def thread_audit(self, agent_url: str, thread_id: str) -> list[AuditEntry]:
+        rows = self._read(
+            "read a thread's audit records",
+            "SELECT record FROM audit WHERE agent_url = ? AND thread_id = ? ORDER BY seq",
+            (agent_url, thread_id),
+        )
+        entries: list[AuditEntry] = []
+        for (text,) in rows:
+            with contextlib.suppress(ValueError, TypeError):
+                entries.append(AuditEntry.from_json(json.loads(text)))
+        return entries
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _append_audit(cur: sqlite3.Cursor, entries: Sequence[AuditEntry]) -> None:
+    """Append to the chain inside the caller's (write-locked) transaction."""
+    if not entries:
+        return
+    head = dict(
+        cur.execute(
+            "SELECT key, value FROM meta WHERE key IN ('audit_head_seq', 'audit_head_hash')"
+        ).fetchall()
+    )
+    seq = int(head.get("audit_head_seq", 0))
+    prev = str(head.get("audit_head_hash", GENESIS_HASH))
+    for entry in entries:
+        seq += 1
+        item = link(prev, seq, entry)
+        cur.execute(
+            "INSERT INTO audit (seq, agent_url, thread_id, record, prev_hash, hash) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (seq, entry.agent_url, entry.thread_id, canonical_json(item.record), prev, item.hash),
+        )
+        prev = item.hash
+    cur.executemany(
+        "INSERT INTO meta (key, value) VALUES (?, ?) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [("audit_head_seq", str(seq)), ("audit_head_hash", prev)],
+    )
+
+
+def _chain_link(seq: Any, record: Any, prev_hash: Any, hash_: Any) -> ChainLink:
+    try:
+        parsed = json.loads(record)
+        if not isinstance(parsed, dict):
+            raise ValueError("not an object")
+    except (ValueError, TypeError):
+        parsed = {"unreadable": str(record)}  # cannot match its hash: reported as altered
+    return ChainLink(int(seq), parsed, str(prev_hash), str(hash_))
+
+
+def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have migrated while we waited for the write lock.
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreVersionError(
+                f"the store {path} was upgraded to schema version {version} meanwhile",
+                str(path),
+                found=version,
+                supported=SCHEMA_VERSION,
+            )
+        for target, script in MIGRATIONS:
+            if target > version:
+                for statement in _statements(script):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version={int(target)}")
+        conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+        conn.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _statements(script: str) -> list[str]:
+    # executescript() would COMMIT our transaction first; run the statements one by one.
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+def _prepare_file(path: Path) -> None:
+    """Create the directory (0700) and the file (0600) if needed; tighten an existing file."""
+    try:
+        parent = path.parent
+        if not parent.exists():
+            missing = [p for p in [parent, *parent.parents] if not p.exists()]
+            parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            for created in missing:
+                with contextlib.suppress(OSError):
+                    created.chmod(0o700)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+            os.close(fd)
+        except FileExistsError:
+            pass
+        _restrict(path)
+    except OSError as exc:
+        raise StoreUnavailable(
+            f"cannot create the store {path}: {exc.strerror or exc}", str(path)
+        ) from None
+
+
+def _restrict(path: Path) -> None:
+    """Owner-only permissions on a file we own (a store holds conversations)."""
+    with contextlib.suppress(FileNotFoundError):
+        info = path.stat()
+        if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+            return
+        if stat.S_IMODE(info.st_mode) & 0o077:
+            path.chmod(0o600)
+
+
+def _restrict_side_files(path: Path) -> None:
+    for suffix in ("-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            _restrict(path.with_name(path.name + suffix))
+
+
+def _store_error(exc: sqlite3.Error, path: Path, action: str) -> StoreError:
+    """A typed error for an sqlite3 exception."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc)
+    lowered = text.lower()
+    where = f"the store {path}"
+    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or any(
+        s in lowered for s in ("not a database", "malformed", "file is encrypted")
+    ):
+        return StoreCorrupt(f"{where} is damaged ({text}); cannot {action}", str(path))
+    if name == "SQLITE_FULL" or "full" in lowered:
+        return StoreUnavailable(f"{where} cannot grow: the disk is full ({text})", str(path))
+    if name.startswith("SQLITE_READONLY") or "readonly" in lowered or "read-only" in lowered:
+        return StoreUnavailable(f"{where} is read-only ({text}); cannot {action}", str(path))
+    if name.startswith("SQLITE_BUSY") or "locked" in lowered:
+        return StoreUnavailable(
+            f"{where} stayed locked by another process for {BUSY_TIMEOUT_MS / 1000:g} s; "
+            f"cannot {action}",
+            str(path),
+        )
+    return StoreUnavailable(f"cannot {action} in {where}: {text}", str(path))

@@ -1,0 +1,187 @@
+"""The network: POST a RunAgentInput, stream the response bytes, map httpx's errors to ours.
+
+AG-UI 1.1 basic/transports/http-sse: the client POSTs JSON with ``Accept: text/event-stream``
+and reads an SSE body. Everything protocol-level happens in the pure core; this module only moves
+bytes and says precisely how the network failed. Credentials given in ``headers`` are sent and
+never repeated in errors (error messages name the URL without its query string); every request's
+credentials join :attr:`HTTPTransport.scrubber`, which cleans what the server sends back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+
+from .._errors import ConnectError, HTTPStatusError, ProtocolError, StreamTimeout, TransportError
+from .._protocol.secrets import EMPTY, Scrubber, secret_values
+
+__all__ = ["ConnectionDropped", "HTTPTransport", "make_timeout", "safe_url"]
+
+_MAX_ERROR_BODY = 64 * 1024
+
+
+class ConnectionDropped(Exception):
+    """The connection failed mid-body; the caller turns it into a TruncatedRunError."""
+
+
+def safe_url(url: httpx.URL | str) -> str:
+    """The URL without userinfo, query or fragment (they can carry tokens)."""
+    parsed = httpx.URL(str(url))
+    return str(parsed.copy_with(query=None, fragment=None, username=None, password=None))
+
+
+def make_timeout(timeout: float | httpx.Timeout | None) -> httpx.Timeout:
+    """Seconds (or an httpx.Timeout). The read timeout is per chunk, so keepalives reset it."""
+    if isinstance(timeout, httpx.Timeout):
+        return timeout
+    if timeout is None:
+        return httpx.Timeout(None, connect=30.0)
+    return httpx.Timeout(timeout, connect=min(timeout, 30.0))
+
+
+class HTTPTransport:
+    """Opens one AG-UI event stream per request on a shared ``httpx.AsyncClient``."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None,
+        http_client: httpx.AsyncClient | None,
+        timeout: httpx.Timeout | None,
+    ) -> None:
+        self.url = url
+        self._headers = dict(headers or {})
+        self._given_client = http_client
+        self._client: httpx.AsyncClient | None = http_client
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.timeout = timeout
+        #: Every credential value this agent has sent so far (grows; never shown).
+        self.scrubber: Scrubber = EMPTY
+
+    def known_scrubber(self) -> Scrubber:
+        """:attr:`scrubber` plus what the next request would carry (headers, client, URL),
+        without sending anything: for code that stores a thread before any request went out."""
+        if self._given_client is not None:
+            request = self._given_client.build_request("POST", self.url, headers=self._headers)
+            known = secret_values(request)  # headers= too, when the auth below replaces them
+            auth = self._given_client.auth
+            header = getattr(auth, "_auth_header", None)  # httpx.BasicAuth keeps it ready
+            if isinstance(header, str):
+                request.headers["Authorization"] = header
+                known |= secret_values(request)
+        else:
+            known = secret_values(httpx.Request("POST", self.url, headers=self._headers))
+        return self.scrubber.union(known)
+
+    def _client_for_loop(self) -> httpx.AsyncClient:
+        if self._given_client is not None:
+            return self._given_client
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop or self._client.is_closed:
+            # A pool is bound to the loop that opened its connections.
+            self._client = httpx.AsyncClient(timeout=self.timeout or make_timeout(60.0))
+            self._loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._given_client is None and self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    @asynccontextmanager
+    async def open(
+        self, body: bytes, *, forwarded_props: Any = None
+    ) -> AsyncIterator[AsyncIterator[bytes]]:
+        """Send ``body``; yield an iterator over the SSE body's bytes. Closing it closes the stream.
+
+        ``forwarded_props`` (the request's, as sent) lends its credential-like values to
+        :attr:`scrubber`; the headers' and URL's are read from the request itself.
+        """
+        client = self._client_for_loop()
+        headers = {
+            **self._headers,
+            "Accept": "text/event-stream",
+            "Content-Type": "application/json",
+            "Cache-Control": "no-store",
+        }
+        where = safe_url(self.url)
+        request = client.build_request("POST", self.url, content=body, headers=headers)
+        if self.timeout is not None:  # None: the caller's own client decides
+            request.extensions["timeout"] = self.timeout.as_dict()
+        sent = {"forwardedProps": forwarded_props}
+        try:
+            response = await client.send(request, stream=True)
+        except httpx.TimeoutException as exc:
+            if isinstance(exc, httpx.ConnectTimeout):
+                raise ConnectError(f"timed out connecting to {where}") from None
+            raise StreamTimeout(f"no response from {where} within the timeout") from None
+        except httpx.ConnectError as exc:
+            scrubber = self._learn(request, sent)
+            raise ConnectError(f"cannot connect to {where}: {_reason(exc, scrubber)}") from None
+        except httpx.TransportError as exc:
+            scrubber = self._learn(request, sent)
+            raise TransportError(f"request to {where} failed: {_reason(exc, scrubber)}") from None
+        try:
+            # After send: an auth flow (httpx.Auth) has added its headers to the request by now.
+            await _check_response(response, where, self._learn(request, sent))
+            yield _body(response, where)
+        finally:
+            await response.aclose()
+
+    def _learn(self, request: httpx.Request, body: Any) -> Scrubber:
+        self.scrubber = self.scrubber.union(secret_values(request, body))
+        return self.scrubber
+
+
+async def _check_response(response: httpx.Response, where: str, scrubber: Scrubber) -> None:
+    # An error body may echo the credentials it was sent ("invalid token 'Bearer sk-...'"):
+    # scrub them before the body reaches an error message, a card or a saved notebook.
+    if not 200 <= response.status_code < 300:
+        body = scrubber.text(await _read_some(response))
+        raise HTTPStatusError(response.status_code, body, where)
+    content_type = response.headers.get("content-type", "")
+    if content_type.partition(";")[0].strip().lower() != "text/event-stream":
+        body = scrubber.text(await _read_some(response))
+        excerpt = body[:300] + ("..." if len(body) > 300 else "")
+        raise ProtocolError(
+            f"expected an event stream (text/event-stream) from {where}, got "
+            f"{content_type or 'no content type'!r}: {excerpt!r}"
+        )
+
+
+async def _read_some(response: httpx.Response) -> str:
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size >= _MAX_ERROR_BODY:
+                break
+    except httpx.HTTPError:
+        pass
+    return b"".join(chunks)[:_MAX_ERROR_BODY].decode("utf-8", errors="replace")
+
+
+async def _body(response: httpx.Response, where: str) -> AsyncIterator[bytes]:
+    try:
+        async for chunk in response.aiter_bytes():
+            yield chunk
+    except httpx.ReadTimeout:
+        raise StreamTimeout(
+            f"{where} sent nothing, not even a keepalive, within the read timeout"
+        ) from None
+    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.NetworkError) as exc:
+        raise ConnectionDropped(_reason(exc)) from None
+    except httpx.DecodingError as exc:
+        raise ProtocolError(f"the response body from {where} cannot be decoded: {exc}") from None
+
+
+def _reason(exc: BaseException, scrubber: Scrubber = EMPTY) -> str:
+    text = scrubber.text(str(exc) or type(exc).__name__)
+    return text if len(text) < 300 else text[:300] + "..."
