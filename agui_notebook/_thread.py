@@ -37,14 +37,13 @@ from ._errors import (
     TransportError,
     TruncatedRunError,
 )
-from ._frameworks.common import outgoing_history
-from ._frameworks.crewai import refuse_message_while_paused, same_interrupt_again
-from ._frameworks.langgraph import refuse_new_message, route_resume
+from ._frameworks import registry
 from ._protocol.events import CLIENT_VERSION, EventParser, enforce_input, type_of
 from ._protocol.secrets import EventGuard, Scrubber
 from ._protocol.sse import SSEDataDecoder
 from ._protocol.verify import OrderVerifier
 from ._protocol.wire import UserMessage, as_message
+from ._state.history import outgoing_history
 from ._state.reducer import RunReducer, ThreadSnapshot, ToolCallInfo
 from ._transports.http import ConnectionDropped
 
@@ -273,10 +272,11 @@ class Thread:
             if new_messages:
                 raise TypeError("send a message or a resume, not both")
             entries, notes = build_resume(self._pending, resume)
-            forwarded_props, resume_on_wire = route_resume(self._pending, entries, forwarded_props)
+            forwarded_props, resume_on_wire = registry.route_resume(
+                self._pending, entries, forwarded_props
+            )
         elif new_messages:
-            refuse_new_message(self._pending)  # LangGraph ignores it
-            refuse_message_while_paused(self._pending)  # CrewAI strands the paused flow
+            registry.refuse_new_message(self._pending)  # a paused framework would strand it
         if resume is None and self._pending:
             # Not a resume, so nothing answers them: say so rather than move on silently (1.1
             # interrupt-resume: a consumer must not silently continue past an interrupt).
@@ -324,7 +324,7 @@ class Thread:
             i.id
             for i in reducer.interrupts
             if i.id in answered
-            and same_interrupt_again(
+            and registry.is_same_interrupt(
                 answered[i.id].raw, i.model_dump(by_alias=True, exclude_none=True)
             )
         }

@@ -1,20 +1,18 @@
 """PendingInterrupt: an AG-UI interrupt with what a person needs to decide it. Pure.
 
 The wire ``Interrupt`` names a ``toolCallId``; the tool's name and arguments live elsewhere (the
-TOOL_CALL_* events, or server-specific metadata). This module resolves them once, when the run
-that raised the interrupt finishes, so cards and policies read one shape whatever the server.
+TOOL_CALL_* events, or server-specific metadata, which the framework registry reads). This module
+resolves them once, when the run that raised the interrupt finishes, so cards and policies read
+one shape whatever the server.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from .._frameworks.adk import CONFIRMATION_SCHEMA, tool_confirmation
-from .._frameworks.crewai import reviewed_call
-from .._frameworks.langgraph import tool_and_message
+from .._frameworks import registry
 
 __all__ = ["PendingInterrupt", "parse_expiry"]
 
@@ -89,23 +87,18 @@ class PendingInterrupt:
     ) -> PendingInterrupt:
         """Build from an ``ag_ui.core.Interrupt`` and the thread's known tool calls."""
         metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else None
-        name, args = _tool_from_metadata(metadata)
         message = interrupt.message
         tool_call_id, schema = interrupt.tool_call_id, interrupt.response_schema
-        adk = tool_confirmation(interrupt.reason, metadata)
-        if adk is not None:
-            # Google ADK: the interrupt names its confirmation call; the tool call is the gated one.
-            tool_call_id, name, args = adk
-            schema = schema or CONFIRMATION_SCHEMA
-        crewai = reviewed_call(interrupt.reason, metadata) if name is None else None
-        if crewai is not None:
-            # CrewAI: a flow pause whose reviewed output names a tool call.
-            tool_call_id, name, args = crewai[0] or tool_call_id, crewai[1], crewai[2]
-        if name is None:
-            # LangGraph: what its interrupt() value carries, the same in both of its styles.
-            name, args, question = tool_and_message(metadata)
-            args = _maybe_json(args)
-            message = message if message is not None else question
+        name: str | None = None
+        args: Any = None
+        described = registry.describe(interrupt.reason, metadata)
+        if described is not None:
+            # What the server's own metadata names (Microsoft's function_call, ADK's gated call,
+            # a CrewAI step's reviewed call, a LangGraph interrupt's value...).
+            name, args = described.tool_name, described.arguments
+            tool_call_id = described.tool_call_id or tool_call_id
+            schema = schema or described.response_schema
+            message = message if message is not None else described.question
         call = tool_calls.get(tool_call_id) if tool_call_id else None
         if call is not None:
             name = call.name or name
@@ -130,32 +123,3 @@ class PendingInterrupt:
             reissued=reissued,
             raw=interrupt.model_dump(by_alias=True, exclude_none=True),
         )
-
-
-def _tool_from_metadata(metadata: dict[str, Any] | None) -> tuple[str | None, Any]:
-    """Tool name and arguments from metadata shapes real servers use."""
-    if not metadata:
-        return None, None
-    # Microsoft Agent Framework: metadata.agent_framework.function_call.{name, arguments}
-    framework = metadata.get("agent_framework")
-    if isinstance(framework, dict) and isinstance(framework.get("function_call"), dict):
-        call = framework["function_call"]
-        return _str_or_none(call.get("name")), _maybe_json(call.get("arguments"))
-    # The demo agent and others: flat toolName / arguments
-    name = metadata.get("toolName") or metadata.get("tool_name")
-    if name is not None:
-        return _str_or_none(name), _maybe_json(metadata.get("arguments"))
-    return None, None
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _maybe_json(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value

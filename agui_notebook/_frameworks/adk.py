@@ -24,7 +24,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CONFIRMATION_SCHEMA", "CONFIRMATION_TOOL", "tool_confirmation"]
+from .dialect import Described, Dialect
+
+__all__ = ["CONFIRMATION_SCHEMA", "CONFIRMATION_TOOL", "AdkDialect", "tool_confirmation"]
 
 #: ADK's built-in long-running tool that pauses a call until it is confirmed.
 CONFIRMATION_TOOL = "adk_request_confirmation"
@@ -59,3 +61,17 @@ def tool_confirmation(reason: str, metadata: dict[str, Any] | None) -> tuple[str
     if not isinstance(call_id, str) or not isinstance(name, str):
         return None
     return call_id, name, call.get("args")
+
+
+class AdkDialect(Dialect):
+    name = "google-adk"
+    #: The confirmation call is how ADK asks, not a tool the agent used: hidden, but kept in the
+    #: history sent back (the adapter pairs a resume's answers with their calls through it).
+    hidden_tools = frozenset({CONFIRMATION_TOOL})
+
+    def describe(self, reason: str, metadata: dict[str, Any] | None) -> Described | None:
+        gated = tool_confirmation(reason, metadata)
+        if gated is None:
+            return None
+        call_id, name, args = gated
+        return Described(call_id, name, args, response_schema=CONFIRMATION_SCHEMA)

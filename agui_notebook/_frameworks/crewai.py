@@ -31,15 +31,18 @@ What the client does about it:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ag_ui.core import Interrupt
 from pydantic import ValidationError
 
 from .._errors import UnansweredInterrupts
+from .dialect import Asked, Described, Dialect
 
 __all__ = [
     "REASON",
+    "CrewAIDialect",
     "pause_from_event",
     "refuse_message_while_paused",
     "reviewed_call",
@@ -116,7 +119,7 @@ def same_interrupt_again(answered: dict[str, Any], raised: dict[str, Any]) -> bo
     return answered == raised
 
 
-def refuse_message_while_paused(pending: list[Any]) -> None:
+def refuse_message_while_paused(pending: Sequence[Asked]) -> None:
     """A new message on a thread whose CrewAI flow is paused: refused, nothing is sent."""
     paused = [p.id for p in pending if _section(p.reason, p.metadata) is not None]
     if paused:
@@ -128,3 +131,28 @@ def refuse_message_while_paused(pending: list[Any]) -> None:
                 "cancel()); nothing was sent"
             ),
         )
+
+
+class CrewAIDialect(Dialect):
+    name = "crewai"
+    #: CrewAI's default style mirrors a pause in this event, carrying the whole interrupt.
+    pause_events = frozenset({"on_interrupt"})
+
+    def describe(self, reason: str, metadata: dict[str, Any] | None) -> Described | None:
+        call = reviewed_call(reason, metadata)
+        return None if call is None else Described(*call)
+
+    def interrupts_from_custom(
+        self, events: Sequence[Any], run_id: str | None
+    ) -> list[Interrupt] | None:
+        pauses = [pause_from_event(e.value) for e in events]
+        return [p for p in pauses if p is not None] if all(pauses) else None
+
+    def reviewed_output(self, reason: str, metadata: dict[str, Any] | None) -> Any:
+        return reviewed_output(reason, metadata)
+
+    def is_same_interrupt(self, answered: dict[str, Any], raised: dict[str, Any]) -> bool | None:
+        return same_interrupt_again(answered, raised) if _thread_scoped(raised) else None
+
+    def refuse_new_message(self, pending: Sequence[Asked]) -> None:
+        refuse_message_while_paused(pending)

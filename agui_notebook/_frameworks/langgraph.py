@@ -33,28 +33,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from ag_ui.core import Interrupt, ResumeEntry
 
 from .._errors import InvalidDecision, UnansweredInterrupts
-
-
-class PendingInterrupt(Protocol):
-    """What this module reads of ``_interrupts.PendingInterrupt`` (which imports this module)."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def metadata(self) -> dict[str, Any] | None: ...
-
+from .dialect import Asked, Described, Dialect, json_or_text
 
 __all__ = [
     "ON_INTERRUPT",
+    "LangGraphDialect",
     "interrupts_from_events",
     "is_langgraph",
     "refuse_new_message",
+    "restates_arguments",
     "route_resume",
     "tool_and_message",
 ]
@@ -155,18 +147,18 @@ def tool_and_message(metadata: dict[str, Any] | None) -> tuple[str | None, Any, 
 # -- answering ----------------------------------------------------------------------------
 
 
-def is_langgraph(interrupt: PendingInterrupt) -> bool:
+def is_langgraph(interrupt: Asked) -> bool:
     return isinstance(interrupt.metadata, dict) and isinstance(
         interrupt.metadata.get("langgraph"), dict
     )
 
 
-def _via_command(interrupt: PendingInterrupt) -> bool:
+def _via_command(interrupt: Asked) -> bool:
     note = interrupt.metadata.get(CLIENT_KEY) if interrupt.metadata else None
     return isinstance(note, dict) and note.get("answerVia") == "forwardedProps.command.resume"
 
 
-def _wire_id(interrupt: PendingInterrupt) -> str | None:
+def _wire_id(interrupt: Asked) -> str | None:
     note = interrupt.metadata.get(CLIENT_KEY) if interrupt.metadata else None
     if isinstance(note, dict) and note.get("idOnWire") is False:
         return None
@@ -174,7 +166,7 @@ def _wire_id(interrupt: PendingInterrupt) -> str | None:
 
 
 def route_resume(
-    pending: Sequence[PendingInterrupt], entries: list[ResumeEntry], forwarded_props: Any
+    pending: Sequence[Asked], entries: list[ResumeEntry], forwarded_props: Any
 ) -> tuple[Any, bool]:
     """``(forwardedProps to send, whether resume[] goes on the wire)`` for answering ``pending``.
 
@@ -210,7 +202,7 @@ def route_resume(
     return props, False
 
 
-def _single_value(interrupt: PendingInterrupt, entry: ResumeEntry) -> Any:
+def _single_value(interrupt: Asked, entry: ResumeEntry) -> Any:
     if entry.status == "cancelled":
         return _cancel_marker(_wire_id(interrupt))
     payload = entry.payload
@@ -231,7 +223,7 @@ def _cancel_marker(wire_id: str | None) -> dict[str, Any]:
     return marker
 
 
-def refuse_new_message(pending: Sequence[PendingInterrupt]) -> None:
+def refuse_new_message(pending: Sequence[Asked]) -> None:
     """A new message on a thread paused by LangGraph: refused, as the adapter would ignore it."""
     waiting = [p.id for p in pending if is_langgraph(p)]
     if waiting:
@@ -243,3 +235,44 @@ def refuse_new_message(pending: Sequence[PendingInterrupt]) -> None:
                 "(resume, or cancel()); nothing was sent"
             ),
         )
+
+
+def restates_arguments(held: str, streamed: str) -> bool:
+    """True when a later run reopened a tool call only to stream its arguments again.
+
+    The adapter re-sends TOOL_CALL_START/ARGS/END for a call the thread already holds when a run
+    resumes. AG-UI 1.1 says a reopened call's arguments append, which would leave ``{...}{...}``:
+    so a reopening whose text is exactly the held text again is read as a restatement (a
+    departure, DEP-5, off under ``Agent(strict=True)``).
+    """
+    return bool(held) and streamed == held + held
+
+
+class LangGraphDialect(Dialect):
+    name = "langgraph"
+    pause_events = frozenset({ON_INTERRUPT})
+
+    def describe(self, reason: str, metadata: dict[str, Any] | None) -> Described | None:
+        name, args, question = tool_and_message(metadata)
+        if name is None and args is None and question is None:
+            return None
+        return Described(None, name, json_or_text(args), question=question)
+
+    def interrupts_from_custom(
+        self, events: Sequence[Any], run_id: str | None
+    ) -> list[Interrupt] | None:
+        ours = [e for e in events if e.name == ON_INTERRUPT]
+        return interrupts_from_events(ours, run_id) if ours else None
+
+    def refuse_new_message(self, pending: Sequence[Asked]) -> None:
+        refuse_new_message(pending)
+
+    def route_resume(
+        self, pending: Sequence[Asked], entries: list[ResumeEntry], forwarded_props: Any
+    ) -> tuple[Any, bool] | None:
+        if not entries or not all(is_langgraph(p) for p in pending):
+            return None
+        return route_resume(pending, entries, forwarded_props)
+
+    def restates_arguments(self, held: str, streamed: str) -> bool:
+        return restates_arguments(held, streamed)

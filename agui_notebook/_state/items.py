@@ -19,8 +19,7 @@ from typing import Any
 
 from .._decisions.decision import APPROVAL_FLAGS
 from .._decisions.interrupts import PendingInterrupt
-from .._frameworks.common import HIDDEN_TOOLS
-from .._frameworks.crewai import reviewed_output
+from .._frameworks import registry
 from .genui import GenUIItems
 from .parts import display_parts, parts_text
 from .reducer import TextBuffer
@@ -87,7 +86,7 @@ class ItemList:
         """A call made in an earlier session (a restored thread's pending tool), drawn as its
         events would have drawn it, so the result that comes later finds it."""
         item_id = f"tool:{tool_call_id}"
-        if name in HIDDEN_TOOLS or item_id in self._items:
+        if registry.is_hidden(name) or item_id in self._items:
             return
         self.put(_tool_item(item_id, name, None))
         self.update(
@@ -143,7 +142,7 @@ class ItemList:
                 del self._items[item_id]
 
     def _tool_start(self, event: Any) -> None:
-        if event.tool_call_name in HIDDEN_TOOLS:
+        if registry.is_hidden(event.tool_call_name):
             return
         item_id = f"tool:{event.tool_call_id}"
         self._live_text[item_id] = TextBuffer()
@@ -421,7 +420,7 @@ def card_interrupt(
         # A form or free answer about something with no arguments to show (a CrewAI step's
         # output): the thing under review, shown beside the question.
         "review": (
-            reviewed_output(interrupt.reason, interrupt.metadata)
+            registry.reviewed_output(interrupt.reason, interrupt.metadata)
             if mode != "tool" and interrupt.arguments is None
             else None
         ),

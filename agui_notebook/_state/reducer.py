@@ -32,9 +32,7 @@ import jsonpointer
 from ag_ui.core import FunctionCall
 from pydantic import BaseModel
 
-from .._frameworks.common import SYNTHETIC_TOOLS, restates_arguments
-from .._frameworks.crewai import pause_from_event
-from .._frameworks.langgraph import ON_INTERRUPT, interrupts_from_events
+from .._frameworks import registry
 from .._protocol.wire import (
     ActivityMessage,
     AssistantMessage,
@@ -192,7 +190,7 @@ class RunReducer:
         """What one run reports; a stream carrying several runs reports its last (1.1)."""
         self.outcome: str | None = None  # set by RUN_FINISHED: success | interrupt | cancelled
         self.interrupts: list[Any] = []
-        self._langgraph_interrupts: list[Any] = []  # CUSTOM on_interrupt events (_compat_langgraph)
+        self._pause_events: list[Any] = []  # CUSTOM events a framework pauses with (registry)
         self.pending_tool_call_ids: list[str] = []
         self.result: Any = None
         self.usage: list[Any] = []
@@ -238,15 +236,11 @@ class RunReducer:
         self.usage = list(event.usage or [])
         self.run_metadata = event.metadata
         declared: list[str] = []
-        if outcome is None and self._langgraph_interrupts:
-            # LangGraph's default style: the interrupts came as CUSTOM events, no outcome.
+        if outcome is None and self._pause_events:
+            # A framework's own style (see the dialects): the pause came as CUSTOM events and the
+            # run finished with no outcome.
             self.outcome = "interrupt"
-            # CrewAI's default style sends the same event, carrying the interrupt itself.
-            crewai = [pause_from_event(e.value) for e in self._langgraph_interrupts]
-            if all(crewai):
-                self.interrupts = crewai
-            else:
-                self.interrupts = interrupts_from_events(self._langgraph_interrupts, self.run_id)
+            self.interrupts = registry.interrupts_from_custom(self._pause_events, self.run_id)
         elif outcome is None:
             self.outcome = "success"  # absent outcome: success (pre-1.0 servers too)
         else:
@@ -261,12 +255,12 @@ class RunReducer:
             c
             for c in self._run_calls
             if c not in self._run_results
-            and self.tool_calls.get(c, ToolCallInfo(c, "")).name not in SYNTHETIC_TOOLS
+            and not registry.is_synthetic(self.tool_calls.get(c, ToolCallInfo(c, "")).name)
         ]
 
     def _custom(self, event: Any) -> None:
-        if event.name == ON_INTERRUPT:
-            self._langgraph_interrupts.append(event)
+        if registry.is_pause_event(event.name):
+            self._pause_events.append(event)
 
     def _run_error(self, event: Any) -> None:
         self.error = (event.message, event.code)
@@ -405,7 +399,7 @@ class RunReducer:
         buffer = self._args.pop(tcid, None)
         text = buffer.value() if buffer is not None else ""
         held = self._restating.pop(tcid, None)
-        if held is not None and restates_arguments(held, text):
+        if held is not None and registry.restates_arguments(held, text):
             text = held  # LangGraph re-sent the call it already streamed (_compat)
         info = self.tool_calls[tcid]
         arguments: Any = None
