@@ -1,4 +1,4 @@
-"""Agent: an AG-UI endpoint, the HTTP client that talks to it, and the threads on it."""
+"""Agent: an AG-UI endpoint, the transport that talks to it, and the threads on it."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from ._protocol.sse import DEFAULT_MAX_EVENT_BYTES
 from ._store.codec import ThreadSummary
 from ._store.journal import Journal, resolve_store
 from ._thread import Thread
-from ._transports.http import HTTPTransport, make_timeout, safe_url
+from ._transports.base import Transport
+from ._transports.choose import make_transport
+from ._transports.http import make_timeout, safe_url
 
 if TYPE_CHECKING:
     from ._chat.chat import Chat
@@ -35,6 +37,10 @@ class Agent:
     (auth, proxies, a test transport). ``timeout`` is in seconds (or an ``httpx.Timeout``); the
     read timeout applies per chunk, so a server's keepalive comments keep a slow run alive, and
     ``idle_timeout`` bounds how long keepalives alone may do so.
+
+    ``transport`` is how runs reach the agent: None picks it from the URL's scheme (``http``
+    and ``https``: HTTP+SSE), a name (``"http"``) picks one, or pass your own transport object
+    (see ``_transports/base.py``; then give it your headers and client, not the agent).
 
     ``strict=True`` applies the AG-UI 1.1 processing rules literally where real servers need
     tolerance (docs/architecture.md, "Deliberate departures"): a MESSAGES_SNAPSHOT drops the
@@ -60,6 +66,7 @@ class Agent:
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         strict: bool = False,
         store: str | os.PathLike[str] | None = _UNSET,
+        transport: Transport | str | None = None,
     ) -> None:
         if timeout is _UNSET:
             # Your own client's timeout wins unless you pass one.
@@ -67,8 +74,8 @@ class Agent:
         else:
             resolved = make_timeout(timeout)
         self.url = url
-        self._transport = HTTPTransport(
-            url, headers=headers, http_client=http_client, timeout=resolved
+        self._transport = make_transport(
+            transport, url, headers=headers, http_client=http_client, timeout=resolved
         )
         self.idle_timeout = idle_timeout
         #: Send the thread's messages with every run (stateless servers need them; AG-UI's
@@ -118,8 +125,8 @@ class Agent:
         return agent
 
     @property
-    def transport(self) -> HTTPTransport:
-        """The connection this agent's threads run on (what ``Thread`` needs: ``_thread.Endpoint``)."""
+    def transport(self) -> Transport:
+        """The transport this agent's threads run on (what ``Thread`` needs: ``_thread.Endpoint``)."""
         return self._transport
 
     def thread(self, thread_id: str | None = None) -> Thread:

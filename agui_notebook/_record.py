@@ -61,6 +61,7 @@ from ._protocol.secrets import (
     secret_values as _secret_values,
 )
 from ._protocol.sse import SSEMessage, SSEStreamDecoder
+from ._transports.http import HTTPTransport
 from ._version import __version__
 from .policies import Policy
 
@@ -326,6 +327,10 @@ def record(agent: Agent, path: str | os.PathLike[str]) -> Agent:
     the order they are sent (replay expects them in that order).
     """
     http = agent.transport
+    if not isinstance(http, HTTPTransport):
+        raise TypeError(
+            f"recording works on HTTP agents; this one's transport is {type(http).__name__}"
+        )
     given = http._given_client
     transport = RecordingTransport(path, client=given, url=agent.url)
     if given is not None:

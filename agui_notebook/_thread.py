@@ -1,7 +1,7 @@
 """Thread: one AG-UI thread, its runs and resumes, committed only when a run ends cleanly.
 
-A run streams through the pure pipeline (SSE decoder -> event parser -> order verifier ->
-reducer) on top of the thread's committed snapshot. Only when the run closes with RUN_FINISHED
+A run streams through the pure pipeline (the transport's event texts -> event parser -> order
+verifier -> reducer) on top of the thread's committed snapshot. Only when the run closes with RUN_FINISHED
 does its reducer become the thread's new snapshot. An HTTP error, a dropped connection, a
 malformed stream, RUN_ERROR or an abort discard the reducer, so the thread, its messages and its
 pending interrupts are exactly as before and the same request (the same decision) can be re-sent.
@@ -14,8 +14,7 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from types import TracebackType
@@ -39,13 +38,12 @@ from ._errors import (
 )
 from ._frameworks import registry
 from ._protocol.events import CLIENT_VERSION, EventParser, enforce_input, type_of
-from ._protocol.secrets import EventGuard, Scrubber
-from ._protocol.sse import SSEDataDecoder
+from ._protocol.secrets import EventGuard
 from ._protocol.verify import OrderVerifier
 from ._protocol.wire import UserMessage, as_message
 from ._state.history import outgoing_history
 from ._state.reducer import RunReducer, ThreadSnapshot, ToolCallInfo
-from ._transports.http import ConnectionDropped
+from ._transports.base import ConnectionDropped, EventStream, StreamCut, Transport
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -65,19 +63,6 @@ PROTOCOL_VERSION = CLIENT_VERSION
 AFTER_FINISH_GRACE = 2.0
 
 Outcome = Literal["success", "interrupt", "cancelled"]
-
-
-class Transport(Protocol):
-    """Opens one run: POSTs the body and yields the response's bytes (``_http.HTTPTransport``).
-
-    ``scrubber`` knows every credential sent so far (``open`` adds the request's).
-    """
-
-    scrubber: Scrubber
-
-    def open(
-        self, body: bytes, *, forwarded_props: Any = None
-    ) -> AbstractAsyncContextManager[AsyncIterator[bytes]]: ...
 
 
 class Endpoint(Protocol):
@@ -534,7 +519,7 @@ class RunStream:
         for message in self.new_messages:
             reducer.messages[getattr(message, "id")] = message  # noqa: B009 - any Message model
         self.reducer = reducer
-        decoder = SSEDataDecoder(max_event_bytes=agent.max_event_bytes)
+        stream: EventStream | None = None
         parser = EventParser(record.warnings.append, strict=strict)
         verifier = OrderVerifier(
             () if strict else thread._snapshot.tool_calls, record.warnings.append
@@ -564,24 +549,26 @@ class RunStream:
                 self.request_body(record.warnings.append), separators=(",", ":")
             ).encode()
             transport = agent.transport
-            async with transport.open(body, forwarded_props=self._forwarded) as chunks:
+            async with transport.open(
+                body, forwarded_props=self._forwarded, max_event_bytes=agent.max_event_bytes
+            ) as stream:
                 # Server text is scrubbed of the credentials sent, before it is parsed: every
                 # message, result, error and card made from it is clean (_secrets.py).
                 parse = parser.parse
                 if transport.scrubber:
                     parse = EventGuard(transport.scrubber, parse, type_of).parse
-                iterator = chunks.__aiter__()
+                iterator = stream.__aiter__()
                 try:
                     while True:
                         try:
                             if verifier.phase in ("finished", "failed"):
                                 # The run is closed; a well-behaved server closes the stream
                                 # now. Wait a moment for a new run or a late RUN_ERROR, no more.
-                                chunk = await asyncio.wait_for(
+                                batch = await asyncio.wait_for(
                                     iterator.__anext__(), AFTER_FINISH_GRACE
                                 )
                             else:
-                                chunk = await iterator.__anext__()
+                                batch = await iterator.__anext__()
                         except StopAsyncIteration:
                             break
                         except (asyncio.TimeoutError, StreamTimeout):
@@ -596,7 +583,7 @@ class RunStream:
                         if self._aborting:
                             raise RunAborted("the run was aborted by the client")
                         seen = record.event_count
-                        for data in decoder.feed(chunk):
+                        for data in batch:
                             for event in parse(data):
                                 if handle(type_of(event), event):
                                     yield event
@@ -611,15 +598,15 @@ class RunStream:
                                 "raise idle_timeout on the Agent if the agent is just slow"
                             )
                     try:
-                        tail = decoder.close()
-                    except ProtocolError as exc:
+                        tail = stream.finish()
+                    except StreamCut as exc:
                         if verifier.phase in ("finished", "failed"):
                             record.warnings.append(f"ignored bytes after the run closed: {exc}")
                             tail = []
-                        else:  # cut inside a character: a truncated stream like any other
+                        else:  # cut inside a character or a frame: truncated like any other
                             raise TruncatedRunError(
-                                f"the stream ended inside a UTF-8 character ({exc})",
-                                bytes_received=decoder.bytes_received,
+                                f"the stream was cut ({exc})",
+                                bytes_received=stream.bytes_received,
                                 events_received=record.event_count,
                                 last_event=last_type,
                                 dropped=False,
@@ -632,7 +619,7 @@ class RunStream:
                     if verifier.phase not in ("finished", "failed"):
                         raise TruncatedRunError(
                             f"the connection dropped ({exc})",
-                            bytes_received=decoder.bytes_received,
+                            bytes_received=stream.bytes_received,
                             events_received=record.event_count,
                             last_event=last_type,
                             dropped=True,
@@ -643,10 +630,11 @@ class RunStream:
                 message_text, code = reducer.error or ("the run failed", None)
                 raise RunError(message_text, code, run_id=reducer.run_id)
             if verifier.phase != "finished":
-                where = "inside an event" if decoder.in_message else "between events"
+                ended_inside = stream is not None and stream.in_message
+                where = "inside an event" if ended_inside else "between events"
                 raise TruncatedRunError(
                     f"the stream ended {where} before RUN_FINISHED or RUN_ERROR",
-                    bytes_received=decoder.bytes_received,
+                    bytes_received=stream.bytes_received if stream is not None else 0,
                     events_received=record.event_count,
                     last_event=last_type,
                     dropped=False,

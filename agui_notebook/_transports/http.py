@@ -1,8 +1,8 @@
-"""The network: POST a RunAgentInput, stream the response bytes, map httpx's errors to ours.
+"""HTTP+SSE: POST a RunAgentInput, read the SSE body as event texts, map httpx's errors to ours.
 
 AG-UI 1.1 basic/transports/http-sse: the client POSTs JSON with ``Accept: text/event-stream``
-and reads an SSE body. Everything protocol-level happens in the pure core; this module only moves
-bytes and says precisely how the network failed. Credentials given in ``headers`` are sent and
+and reads an SSE body. The SSE framing is decoded here (``_protocol.sse``, pure); the run loop
+gets event texts and never sees bytes. This module says precisely how the network failed. Credentials given in ``headers`` are sent and
 never repeated in errors (error messages name the URL without its query string); every request's
 credentials join :attr:`HTTPTransport.scrubber`, which cleans what the server sends back.
 """
@@ -18,14 +18,12 @@ import httpx
 
 from .._errors import ConnectError, HTTPStatusError, ProtocolError, StreamTimeout, TransportError
 from .._protocol.secrets import EMPTY, Scrubber, secret_values
+from .._protocol.sse import SSEDataDecoder
+from .base import ConnectionDropped, StreamCut
 
-__all__ = ["ConnectionDropped", "HTTPTransport", "make_timeout", "safe_url"]
+__all__ = ["HTTPTransport", "SSEEvents", "make_timeout", "safe_url"]
 
 _MAX_ERROR_BODY = 64 * 1024
-
-
-class ConnectionDropped(Exception):
-    """The connection failed mid-body; the caller turns it into a TruncatedRunError."""
 
 
 def safe_url(url: httpx.URL | str) -> str:
@@ -95,9 +93,9 @@ class HTTPTransport:
 
     @asynccontextmanager
     async def open(
-        self, body: bytes, *, forwarded_props: Any = None
-    ) -> AsyncIterator[AsyncIterator[bytes]]:
-        """Send ``body``; yield an iterator over the SSE body's bytes. Closing it closes the stream.
+        self, body: bytes, *, forwarded_props: Any = None, max_event_bytes: int
+    ) -> AsyncIterator[SSEEvents]:
+        """Send ``body``; yield the SSE body's event texts. Leaving the context closes the stream.
 
         ``forwarded_props`` (the request's, as sent) lends its credential-like values to
         :attr:`scrubber`; the headers' and URL's are read from the request itself.
@@ -129,13 +127,41 @@ class HTTPTransport:
         try:
             # After send: an auth flow (httpx.Auth) has added its headers to the request by now.
             await _check_response(response, where, self._learn(request, sent))
-            yield _body(response, where)
+            yield SSEEvents(_body(response, where), max_event_bytes=max_event_bytes)
         finally:
             await response.aclose()
 
     def _learn(self, request: httpx.Request, body: Any) -> Scrubber:
         self.scrubber = self.scrubber.union(secret_values(request, body))
         return self.scrubber
+
+
+class SSEEvents:
+    """An SSE body's event texts: each chunk of bytes decoded into the data of its messages."""
+
+    def __init__(self, chunks: AsyncIterator[bytes], *, max_event_bytes: int) -> None:
+        self._chunks = chunks
+        self._decoder = SSEDataDecoder(max_event_bytes=max_event_bytes)
+
+    def __aiter__(self) -> SSEEvents:
+        return self
+
+    async def __anext__(self) -> list[str]:
+        return self._decoder.feed(await self._chunks.__anext__())
+
+    def finish(self) -> list[str]:
+        try:
+            return self._decoder.close()
+        except ProtocolError as exc:  # cut inside a UTF-8 character
+            raise StreamCut(str(exc)) from None
+
+    @property
+    def bytes_received(self) -> int:
+        return self._decoder.bytes_received
+
+    @property
+    def in_message(self) -> bool:
+        return self._decoder.in_message
 
 
 async def _check_response(response: httpx.Response, where: str, scrubber: Scrubber) -> None:
