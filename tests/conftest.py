@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.front_end import fake_host  # noqa: F401  (a fixture for every test)
+
 _SESSION_DIR = tempfile.mkdtemp(prefix="agui-test-store-")
 
 

@@ -1,17 +1,18 @@
 """Tests that play the front end (they deliver clicks through ``ChatView._handle_custom_msg``)
-run in plain pytest, where nothing could show a card: they say which front end they stand for.
+run in plain pytest, where nothing could show a card: they say which front end they stand for,
+through a host (the chat's seam to its notebook), never by patching the package.
 
     def test_x(as_front_end): as_front_end(JUPYTER)      # or MARIMO, IPYKERNEL_6, NOTHING
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
-from agui_notebook._chat import chat as _chat
-from agui_notebook._notebook.host import KernelSupport
+from agui_notebook._notebook.host import CellRun, KernelSupport, set_default_host
 
 JUPYTER = KernelSupport("jupyter", True, True, "ipykernel 7.4.0 (a test front end)", "7.4.0")
 IPYKERNEL_6 = KernelSupport("jupyter", True, False, "ipykernel 6.29.5 (a test front end)", "6.29.5")
@@ -19,13 +20,49 @@ MARIMO = KernelSupport("marimo", True, False, "marimo 0.25.2 (a test front end)"
 NOTHING = KernelSupport("none", False, False, "plain Python: no notebook front end")
 
 
+class FakeHost:
+    """A notebook that says what it can do, shows nothing, and keeps each display update."""
+
+    def __init__(self, support: KernelSupport = NOTHING) -> None:
+        self.supports = support
+        #: (display id, the widget's text/plain then) for each update a kernel would send.
+        self.updates: list[tuple[str, str]] = []
+
+    def support(self) -> KernelSupport:
+        return self.supports
+
+    def current_cell(self) -> CellRun | None:
+        return None
+
+    def show(self, widget: Any, *, display_id: str | None = None) -> bool:
+        return False
+
+    def update_shown(self, widget: Any, display_id: str) -> None:
+        data, _ = widget._repr_mimebundle_()
+        self.updates.append((display_id, data["text/plain"]))
+
+    def after_this_cell(self, callback: Callable[[], None]) -> bool:
+        return False
+
+
+@pytest.fixture
+def fake_host() -> Iterator[FakeHost]:
+    """The default host of every chat made in the test (plain Python until told otherwise)."""
+    host = FakeHost()
+    previous = set_default_host(host)
+    try:
+        yield host
+    finally:
+        set_default_host(previous)
+
+
 def front_end_fixture(default: KernelSupport | None) -> Callable[..., object]:
     """A fixture ``as_front_end(support)``; with ``default``, every test starts as that."""
 
     @pytest.fixture(autouse=default is not None)
-    def as_front_end(monkeypatch: pytest.MonkeyPatch) -> Callable[[KernelSupport], None]:
+    def as_front_end(fake_host: FakeHost) -> Callable[[KernelSupport], None]:
         def assume(support: KernelSupport) -> None:
-            monkeypatch.setattr(_chat, "kernel_support", lambda: support)
+            fake_host.supports = support
 
         if default is not None:
             assume(default)

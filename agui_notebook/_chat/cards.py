@@ -1,8 +1,9 @@
-"""A chat's cards: the card on the view, its state, and the audit records of its decisions.
+"""A chat's card deck: the cards on its views, their state, and the audit of their decisions.
 
 A card is one question to a person (the interrupts a run ended on). Its state on the view and
 the chat's audit change together here, so what the card shows and what ``chat.audit`` keeps
-never disagree. Who decides a card, and sending the decision, is ``_chat_deciding``'s.
+never disagree. Who decides a card, and sending the decision, is the decider's
+(``decider.py``); the deck only records.
 """
 
 from __future__ import annotations
@@ -19,16 +20,14 @@ from .._state.items import ItemList, card_interrupt
 from .._thread import Thread
 from .._view.widget import ChatView
 from .result import _decision_json
-from .streamer import Streaming
-from .surfaces import SurfaceActions
+from .rules import ChatRules
+from .streamer import Streamer
 
-__all__ = ["Cards", "TimeoutDefault"]
-
-TimeoutDefault = Literal["cancel", "reject"]
+__all__ = ["Card", "CardDeck", "subjects"]
 
 
 @dataclass
-class _Card:
+class Card:
     id: str
     view: ChatView
     items: ItemList
@@ -36,27 +35,35 @@ class _Card:
     status: str = "pending"
     decisions: dict[str, Decision] | None = None
     decided_by: str | None = None
+    #: Resolved by the decider's front-message handler when a click decides (or retries) it.
     waiter: asyncio.Future[Any] | None = None
     accepting: Literal["decide", "retry", None] = None
 
 
-class Cards(Streaming):
-    """The cards of a chat and its audit (mixed into Chat, which owns the state below)."""
+class CardDeck:
+    """The cards of one chat and its audit records."""
 
-    thread: Thread
-    timeout: float
-    on_timeout: TimeoutDefault
-    audit: list[dict[str, Any]]
-    surfaces: SurfaceActions
-    _cards: dict[str, _Card]
-    _card_count: int
+    def __init__(self, thread: Thread, rules: ChatRules, streamer: Streamer) -> None:
+        self.thread = thread
+        self.rules = rules
+        self.streamer = streamer
+        self.cards: dict[str, Card] = {}
+        self._count = 0
+        #: Every decision taken in this chat, as plain records (``chat.audit``).
+        self.audit: list[dict[str, Any]] = []
+        #: Records that belong to no card (surface actions): their audit key -> their view.
+        self.audit_views: dict[str, ChatView] = {}
 
-    def _new_card(self, view: ChatView, interrupts: list[PendingInterrupt]) -> _Card:
-        self._card_count += 1
-        card = _Card(
-            id=f"card-{self._card_count}", view=view, items=view.item_list, interrupts=interrupts
+    def asking(self) -> Card | None:
+        """A card waiting for a person's click (or Retry), if any."""
+        return next((c for c in self.cards.values() if c.accepting is not None), None)
+
+    def new_card(self, view: ChatView, interrupts: list[PendingInterrupt]) -> Card:
+        self._count += 1
+        card = Card(
+            id=f"card-{self._count}", view=view, items=view.item_list, interrupts=interrupts
         )
-        self._cards[card.id] = card
+        self.cards[card.id] = card
         for interrupt in interrupts:
             card.items.mark_tool(interrupt.tool_call_id, "awaiting")
         card.items.put(
@@ -70,31 +77,30 @@ class Cards(Streaming):
                 "error": None,
                 "note": None,
                 "timeoutAt": None,
-                "timeoutDefault": self.on_timeout,
+                "timeoutDefault": self.rules.on_timeout,
             }
         )
-        self._push(view, view.state, force=True)
+        self.streamer.push(view, view.state, force=True)
         return card
 
-    def _card_state(
-        self, card: _Card, *, status: str, error: tuple[str, str] | Literal[False] | None = False
+    def state(
+        self, card: Card, *, status: str, error: tuple[str, str] | Literal[False] | None = False
     ) -> None:
+        """Set the card's status (and error: False leaves it) and show it now."""
         card.status = status
         changes: dict[str, Any] = {"status": status}
         if error is not False:
             changes["error"] = None if error is None else {"title": error[0], "message": error[1]}
         if status == "pending" and card.accepting is not None:
-            timeout_at = datetime.now(timezone.utc).timestamp() + self.timeout
+            timeout_at = datetime.now(timezone.utc).timestamp() + self.rules.timeout
             changes["timeoutAt"] = datetime.fromtimestamp(timeout_at, timezone.utc).isoformat()
         if card.decisions is not None:
             changes["decisions"] = {k: _decision_json(v) for k, v in card.decisions.items()}
             changes["decidedBy"] = card.decided_by
         card.items.update(card.id, **changes)
-        self._push(card.view, card.view.state, force=True)
+        self.streamer.push(card.view, card.view.state, force=True)
 
-    def _record_decisions(
-        self, card: _Card, decisions: dict[str, Decision], decided_by: str
-    ) -> None:
+    def record_decisions(self, card: Card, decisions: dict[str, Decision], decided_by: str) -> None:
         card.decisions = decisions
         card.decided_by = decided_by
         entries = decision_entries(
@@ -126,26 +132,26 @@ class Cards(Streaming):
                 if r.get("late") or not (r["card"] == card.id and r["interrupt"] == interrupt.id)
             ]
             self.audit.append(record)
-        self._sync_audit(card.view)
-        self._card_state(card, status="sending")
+        self.sync_audit(card.view)
+        self.state(card, status="sending")
 
-    def _set_outcome(self, card: _Card, outcome: str) -> None:
+    def set_outcome(self, card: Card, outcome: str) -> None:
         for record in self.audit:
             if record["card"] == card.id and not record.get("late"):
                 record["outcome"] = outcome
-        self._sync_audit(card.view)
+        self.sync_audit(card.view)
 
-    def _sync_audit(self, view: ChatView) -> None:
+    def sync_audit(self, view: ChatView) -> None:
         view.audit = [dict(r) for r in self.audit if self._view_of(r) is view]
 
     def _view_of(self, record: dict[str, Any]) -> ChatView | None:
         # A record restored from the store (card None) belongs to no view of this session.
-        card = self._cards.get(record["card"])
-        return card.view if card is not None else self.surfaces.audit_views.get(record["card"])
+        card = self.cards.get(record["card"])
+        return card.view if card is not None else self.audit_views.get(record["card"])
 
-    def _keep_attempt(
+    def keep_attempt(
         self,
-        card: _Card,
+        card: Card,
         decisions: dict[str, Decision],
         decided_by: str,
         run_id: str | None,
@@ -165,7 +171,7 @@ class Cards(Streaming):
                 outcome=outcome,
             )
 
-    def _mark_tools(self, card: _Card, decisions: dict[str, Decision]) -> None:
+    def mark_tools(self, card: Card, decisions: dict[str, Decision]) -> None:
         for interrupt in card.interrupts:
             kind = decisions[interrupt.id].kind
             item = (
@@ -176,8 +182,8 @@ class Cards(Streaming):
                 # Some servers answer a denial with a result (pydantic-ai: "denied"): the
                 # decision still names what happened to the call.
                 card.items.mark_tool(interrupt.tool_call_id, status)
-        self._push(card.view, card.view.state, force=True)
+        self.streamer.push(card.view, card.view.state, force=True)
 
 
-def _subjects(card: _Card) -> str:
+def subjects(card: Card) -> str:
     return ", ".join(i.tool_name or i.reason or "interrupt" for i in card.interrupts)

@@ -21,10 +21,12 @@ interrupts pending and the card live; the click resumes the thread in the backgr
 output updates (docs/front-ends.md). Where nothing can show a card and no policy is set,
 ``send()`` raises :class:`NobodyCanClick` instead of waiting.
 
-Chat is made in layers, one module each: ``_chat_stream`` streams a run into a view,
-``_chat_cards`` keeps the cards and their audit records, ``_chat_deciding`` decides them (rules,
-policy, a person's click) and sends each decision once; ``_chat_result`` holds the result and
-the words the chat shows. This module holds the turn, the waits, restored threads and the views.
+Chat is composed of collaborators, each with its own state and module: the ``streamer``
+streams a run into a view, the ``deck`` keeps the cards and their audit records, the ``decider``
+decides them (rules, policy, a person's click) and sends each decision once, ``surfaces`` takes
+A2UI actions; ``result`` holds the result and the words the chat shows. The notebook around it is
+its ``host`` (``_notebook.host``). This module holds the turn, the waits, restored threads and the
+views.
 """
 
 from __future__ import annotations
@@ -39,28 +41,32 @@ from typing import Any
 from .._decisions.decision import Decision, Decisions, build_resume
 from .._decisions.interrupts import PendingInterrupt
 from .._errors import InterruptReissued, NobodyCanClick, RunAborted
-
-# Looked up in this module at each call: tests stand in for a front end (tests/front_end.py) or
-# catch display updates, and bench/widget_traffic.py counts a view's traffic, by setting them here.
-from .._notebook.host import CellRun, KernelSupport, current_cell_id, kernel_support, update_shown
-from .._notebook.host import show as display_widget
+from .._notebook.host import CellRun, Host, KernelSupport, call_in_loop, default_host
 from .._state.a2ui import SurfaceAction
 from .._state.items import ItemList
 from .._thread import RunResult, Thread
 from .._view.transcript import audit_line
-from .._view.widget import ChatView
+from .._view.widget import (
+    A2UIActionMessage,
+    A2UIRetryMessage,
+    ChatView,
+    DecideMessage,
+    RetryMessage,
+)
 from ..policies import Policy, from_env
-from .cards import TimeoutDefault, _Card, _subjects
-from .decider import Deciding
+from .cards import Card, CardDeck, subjects
+from .decider import Decider
 from .result import _PAST, ChatResult, _fields
 from .result import background_note as background_note  # its home before the split
 from .result import late_click_text as late_click_text  # its home before the split
+from .rules import ChatRules, TimeoutDefault
+from .streamer import Streamer
 from .surfaces import MAX_FOLLOW_UPS, SurfaceActions
 
 __all__ = ["Chat", "ChatResult", "InterruptReissued"]
 
 
-class Chat(Deciding):
+class Chat:
     """A thread with a live view in the notebook.
 
     >>> chat = agent.chat()                                   # doctest: +SKIP
@@ -69,6 +75,7 @@ class Chat(Deciding):
     ``policy`` decides without a person (see :mod:`agui_notebook.policies`); by default the
     ``AGUI_NOTEBOOK_POLICY`` environment variable's, else a person. ``timeout`` bounds every wait
     for a person (seconds); then ``on_timeout`` ("cancel" or "reject") applies, and says so.
+    ``host`` is the notebook around the chat (by default the one this process runs in).
     """
 
     def __init__(
@@ -79,36 +86,72 @@ class Chat(Deciding):
         timeout: float = 600.0,
         on_timeout: TimeoutDefault = "cancel",
         display: bool = True,
+        host: Host | None = None,
     ) -> None:
-        if on_timeout not in ("cancel", "reject"):
-            raise ValueError("on_timeout must be 'cancel' or 'reject'")
         self.thread = thread
-        self.policy = policy if policy is not None else from_env()
-        self.timeout = timeout
-        self.on_timeout: TimeoutDefault = on_timeout
+        self.rules = ChatRules(policy if policy is not None else from_env(), timeout, on_timeout)
         self.display = display
-        #: Tools a person chose to always allow in this chat.
-        self.always_allow: set[str] = set()
-        #: Every decision taken in this chat, as plain records.
-        self.audit: list[dict[str, Any]] = []
+        self.host: Host = host if host is not None else default_host()
+        self.streamer = Streamer()
+        self.deck = CardDeck(thread, self.rules, self.streamer)
+        #: Actions on A2UI surfaces (clicks, policies, code), each sent once.
+        self.surfaces = SurfaceActions(thread, self.rules, self.deck, self.streamer, self)
+        self.decider = Decider(
+            thread, self.rules, self.deck, self.streamer, self.host, self.surfaces
+        )
         self.views: list[ChatView] = []
-        self._cards: dict[str, _Card] = {}
-        self._card_count = 0
+        #: The loop the chat's turns run on (clicks are handed to it); None before the first.
         self._loop: asyncio.AbstractEventLoop | None = None
         self._view_cell: CellRun | None = None
         #: A turn continuing after its cell returned (marimo, kernels older than ipykernel 7.4,
         #: a surface action taken after the cell's turn ended, a restored thread's cards).
         self.background: asyncio.Future[Any] | None = None
         self._last: ChatResult | None = None  # the latest turn's final result
-        #: Actions on A2UI surfaces (clicks, policies, code), each sent once.
-        self.surfaces = SurfaceActions(self)
-        self._restored: _Card | None = None
+        self._restored: Card | None = None
         self._shown: set[int] = set()  # views on screen (ids), so none is shown twice
         journal = thread.journal
         if thread.runs and journal is not None and hasattr(journal, "chat_audit"):
-            self.audit = journal.chat_audit(thread)  # decisions kept from earlier sessions
+            self.deck.audit = journal.chat_audit(thread)  # decisions kept from earlier sessions
         if thread.pending:
             self._show_restored()
+
+    # -- the rules and the audit, as a chat's own attributes -------------------------------
+
+    @property
+    def policy(self) -> Policy | None:
+        return self.rules.policy
+
+    @policy.setter
+    def policy(self, policy: Policy | None) -> None:
+        self.rules.policy = policy
+
+    @property
+    def timeout(self) -> float:
+        return self.rules.timeout
+
+    @timeout.setter
+    def timeout(self, seconds: float) -> None:
+        self.rules.timeout = seconds
+
+    @property
+    def on_timeout(self) -> TimeoutDefault:
+        return self.rules.on_timeout
+
+    @on_timeout.setter
+    def on_timeout(self, default: TimeoutDefault) -> None:
+        if default not in ("cancel", "reject"):
+            raise ValueError("on_timeout must be 'cancel' or 'reject'")
+        self.rules.on_timeout = default
+
+    @property
+    def always_allow(self) -> set[str]:
+        """Tools a person chose to always allow in this chat."""
+        return self.rules.always_allow
+
+    @property
+    def audit(self) -> list[dict[str, Any]]:
+        """Every decision taken in this chat, as plain records."""
+        return self.deck.audit
 
     def __repr__(self) -> str:
         policy = f", policy={self.policy.name!r}" if self.policy else ""
@@ -118,7 +161,7 @@ class Chat(Deciding):
         if not self.views:
             # `chat` as a cell's result shows the view that this cell's send() will fill.
             self._new_view(show=False)
-            self._view_cell = current_cell_id()
+            self._view_cell = self.host.current_cell()
         self._shown.add(id(self.views[-1]))
         return self.views[-1]._repr_mimebundle_(**kwargs)
 
@@ -133,14 +176,14 @@ class Chat(Deciding):
         """Send ``message``, answer interrupts as they come, and return the final result."""
         self._loop = asyncio.get_running_loop()
         view = self._view_for_this_cell()
-        with _turn(view):
+        with self._turn(view):
             items: ItemList = view.item_list
             if isinstance(message, str):
                 items.add_user(message)
-            start = len(self.audit)
+            start = len(self.deck.audit)
             self.surfaces.begin_turn(view)  # a surface click made during this turn continues in it
             try:
-                result = await self._stream(view, self.thread.stream(message, **options))
+                result = await self.streamer.stream(view, self.thread.stream(message, **options))
             except BaseException:
                 self.surfaces.end_turn(view)
                 raise
@@ -148,7 +191,7 @@ class Chat(Deciding):
                 # A click reaches Python only once this cell ends: return now and let the card's
                 # decision resume the thread in the background (docs/front-ends.md).
                 self.background = asyncio.ensure_future(self._background(view, result, start))
-                _update_display(view)  # the cell ends here: its output says the card waits
+                self._update_display(view)  # the cell ends here: its output says the card waits
                 return self._result(result, start)
             final = await self._finish(view, result, start)
             self.background = (
@@ -157,7 +200,7 @@ class Chat(Deciding):
             return final
 
     async def _background(self, view: ChatView, result: RunResult, start: int) -> ChatResult:
-        with _turn(view):
+        with self._turn(view):
             return await self._finish(view, result, start)
 
     async def _finish(self, view: ChatView, result: RunResult, start: int) -> ChatResult:
@@ -165,7 +208,7 @@ class Chat(Deciding):
         try:
             for _ in range(MAX_FOLLOW_UPS + 1):
                 while result.outcome == "interrupt":
-                    result = await self._settle(view, result.interrupts)
+                    result = await self.decider.settle(view, result.interrupts)
                 follow = await self.surfaces.next_action(view)
                 if follow is None:
                     break
@@ -179,7 +222,7 @@ class Chat(Deciding):
             self.surfaces.end_turn(view)
         view.status = "idle"
         view.outcome = result.outcome
-        _update_display(view)
+        self._update_display(view)
         final = self._result(result, start)
         if final.timed_out:
             warnings.warn(final.warnings[-1], UserWarning, stacklevel=2)
@@ -187,7 +230,7 @@ class Chat(Deciding):
         return final
 
     def _result(self, result: RunResult, start: int) -> ChatResult:
-        decisions = self.audit[start:]
+        decisions = self.deck.audit[start:]
         deciders = [r["decidedBy"] for r in decisions if not r.get("late")]
         timeouts = [r for r in decisions if r["decidedBy"].startswith("timeout:")]
         fields = _fields(result)
@@ -208,15 +251,12 @@ class Chat(Deciding):
             timed_out=bool(timeouts),
         )
 
-    def _front_end(self) -> KernelSupport:
-        return kernel_support()  # this module's name, so a test's stand-in reaches Deciding too
-
     def _needs_background(self, interrupts: list[PendingInterrupt]) -> bool:
         """A person must decide, and a click cannot reach this cell while it runs."""
-        support = kernel_support()
+        support = self.host.support()
         if not support.in_kernel or support.can_wait or self.policy is not None:
             return False
-        return not all(i.tool_name in self.always_allow for i in interrupts)
+        return not all(i.tool_name in self.rules.always_allow for i in interrupts)
 
     async def wait(self) -> ChatResult | None:
         """The latest turn's final result; waits for a turn continuing in the background (marimo,
@@ -236,12 +276,12 @@ class Chat(Deciding):
         task = self.background
         if task is None:
             return self._last
-        support = kernel_support()
+        support = self.host.support()
         if support.in_kernel and not support.can_wait:
             asking_since: float | None = None
             loop = asyncio.get_running_loop()
             while not task.done():
-                asking = self._asking()
+                asking = self.deck.asking()
                 if asking is None:
                     asking_since = None
                 elif asking_since is None:
@@ -252,18 +292,14 @@ class Chat(Deciding):
         final: ChatResult | None = await task
         return final
 
-    def _asking(self) -> _Card | None:
-        """A card waiting for a person's click (or Retry), if any."""
-        return next((c for c in self._cards.values() if c.accepting is not None), None)
-
-    def _held_back(self, card: _Card, support: KernelSupport) -> NobodyCanClick:
+    def _held_back(self, card: Card, support: KernelSupport) -> NobodyCanClick:
         where = (
             "in marimo a click reaches Python only when no cell is running"
             if support.kind == "marimo"
             else f"this kernel ({support.detail}) delivers a click only when no cell is running"
         )
         return NobodyCanClick(
-            f"{card.id} ({_subjects(card)}) still waits for your decision, and {where}: "
+            f"{card.id} ({subjects(card)}) still waits for your decision, and {where}: "
             "waiting here would hold your click back until the timeout. Decide on the card "
             "first, then run this cell again (the decision resumes the run on its own)."
         )
@@ -273,18 +309,20 @@ class Chat(Deciding):
     def _show_restored(self) -> None:
         """Cards for the interrupts a restored thread still waits on; a decision resumes it."""
         view = self._new_view(show=False)
-        self._view_cell = current_cell_id()
+        self._view_cell = self.host.current_cell()
         view.item_list.add_notice(
             f"Restored from the store: {len(self.thread.pending)} decision(s) pending."
         )
-        self._push(view, self.thread.state, force=True)  # the state panel shows where it stood
+        self.streamer.push(
+            view, self.thread.state, force=True
+        )  # the state panel shows where it stood
         calls = self.thread.tool_calls
         for interrupt in self.thread.pending:
             call = calls.get(interrupt.tool_call_id or "")
             if call is not None:
                 view.item_list.add_tool_call(call.id, call.name, call.arguments_text)
-        self._restored = self._new_card(view, self.thread.pending)
-        if self.display and not _after_this_cell(self._show_restored_view):
+        self._restored = self.deck.new_card(view, self.thread.pending)
+        if self.display and not self.host.after_this_cell(self._show_restored_view):
             self._show_restored_view()  # no IPython cell to wait for (marimo): show it now
         try:
             loop = asyncio.get_running_loop()
@@ -299,9 +337,9 @@ class Chat(Deciding):
             return
         # With a display id, so the resumed turn's end updates its text forms in place.
         display_id = f"agui-chat-{uuid.uuid4().hex}"
-        if display_widget(view, display_id=display_id):
+        if self.host.show(view, display_id=display_id):
             self._shown.add(id(view))
-            view.display_id, view.display_cell = display_id, current_cell_id()
+            view.display_id, view.display_cell = display_id, self.host.current_cell()
 
     def _start_restored(self, loop: asyncio.AbstractEventLoop) -> None:
         card = self._restored
@@ -310,16 +348,16 @@ class Chat(Deciding):
         self._loop = loop
         self.background = asyncio.ensure_future(self._finish_restored(card))
 
-    async def _finish_restored(self, card: _Card) -> ChatResult:
-        with _turn(card.view):
-            start = len(self.audit)
-            result = await self._settle(card.view, card.interrupts, card=card)
+    async def _finish_restored(self, card: Card) -> ChatResult:
+        with self._turn(card.view):
+            start = len(self.deck.audit)
+            result = await self.decider.settle(card.view, card.interrupts, card=card)
             return await self._finish(card.view, result, start)  # further interrupts, the result
 
     # -- views ----------------------------------------------------------------------------
 
     def _view_for_this_cell(self) -> ChatView:
-        cell = current_cell_id()
+        cell = self.host.current_cell()
         if self.views and (cell is None or cell == self._view_cell):
             return self.views[-1]
         view = self._new_view(show=self.display)
@@ -332,8 +370,8 @@ class Chat(Deciding):
         if show:
             # With a display id, so the turn's end can update the text forms in place.
             view.display_id = f"agui-chat-{uuid.uuid4().hex}"
-            if display_widget(view, display_id=view.display_id):
-                view.display_cell = current_cell_id()
+            if self.host.show(view, display_id=view.display_id):
+                view.display_cell = self.host.current_cell()
             else:
                 view.display_id = None
         return view
@@ -345,11 +383,11 @@ class Chat(Deciding):
         text forms belong to this cell's output. The earlier output keeps the text of its own
         turn (what nbval compared when that cell ran); the widget is live in both.
         """
-        cell = current_cell_id()
+        cell = self.host.current_cell()
         if view.display_id is None or cell is None or cell == view.display_cell:
             return
         display_id = f"agui-chat-{uuid.uuid4().hex}"
-        if display_widget(view, display_id=display_id):
+        if self.host.show(view, display_id=display_id):
             view.display_id, view.display_cell = display_id, cell
 
     # -- conveniences ---------------------------------------------------------------------
@@ -357,11 +395,11 @@ class Chat(Deciding):
     def allow_always(self, tool_name: str) -> None:
         """Approve ``tool_name``'s interrupts in this chat without asking (what the card's
         "Always allow" box does); cards it decides say "rule: always allow <tool>"."""
-        self.always_allow.add(tool_name)
+        self.rules.always_allow.add(tool_name)
 
     def audit_text(self) -> str:
         """The audit log as deterministic text lines (no times, no ids)."""
-        return "\n".join(audit_line(r) for r in self.audit)
+        return "\n".join(audit_line(r) for r in self.deck.audit)
 
     async def act(
         self,
@@ -385,8 +423,8 @@ class Chat(Deciding):
         action = self.surfaces.reserve_in_code(self.views, spec)
         view = action.view
         self._show_here(view)
-        with _turn(view):
-            start = len(self.audit) - 1
+        with self._turn(view):
+            start = len(self.deck.audit) - 1
             self.surfaces.begin_turn(view)
             try:
                 result = await self.surfaces.run(action)
@@ -409,70 +447,64 @@ class Chat(Deciding):
             {pending[0].id: decisions} if isinstance(decisions, Decision) else dict(decisions)
         )
         view = self._view_for_this_cell()
-        with _turn(view):
-            card = self._new_card(view, pending)
-            start = len(self.audit)
-            self._record_decisions(card, by_id, "you")
+        with self._turn(view):
+            card = self.deck.new_card(view, pending)
+            start = len(self.deck.audit)
+            self.deck.record_decisions(card, by_id, "you")
             run = self.thread.stream(resume=decisions)
             run.decided_by = "you"
-            result = await self._stream(view, run)
-            self._set_outcome(card, result.outcome)
-            self._card_state(card, status="done", error=None)
+            result = await self.streamer.stream(view, run)
+            self.deck.set_outcome(card, result.outcome)
+            self.deck.state(card, status="done", error=None)
             while result.outcome == "interrupt":
-                result = await self._settle(view, result.interrupts)
+                result = await self.decider.settle(view, result.interrupts)
             view.status = "idle"
             view.outcome = result.outcome
-            _update_display(view)
-            return ChatResult(**_fields(result), decisions=self.audit[start:])
+            self._update_display(view)
+            return ChatResult(**_fields(result), decisions=self.deck.audit[start:])
 
+    # -- messages from the front end ------------------------------------------------------
 
-@contextmanager
-def _turn(view: ChatView) -> Iterator[None]:
-    """A turn on ``view``: how it ended when it fails, and its display brought up to date then.
+    def _on_front_message(
+        self,
+        view: ChatView,
+        message: DecideMessage | RetryMessage | A2UIActionMessage | A2UIRetryMessage,
+    ) -> None:
+        """A click (any thread): handed to the loop the chat's turns run on, to the decider."""
+        loop = self._loop
+        if loop is None:
+            view.ack(message.requestId, accepted=False, error="nothing is waiting for a decision")
+            return
+        call_in_loop(loop, self.decider.handle, view, message)
 
-    The display's text/plain and text/html are what a saved notebook, nbconvert and nbval see,
-    so they must be the final state, not the first frame (the widget itself updates live). A
-    turn that ends well updates it in ``Chat._finish``, whichever way it got there (a cell, a
-    click after the cell, ``chat.act``).
-    """
-    view.outcome = None
-    try:
-        yield
-    except (asyncio.CancelledError, RunAborted):
-        view.outcome = "aborted"
-        _update_display(view)
-        raise
-    except Exception:
-        view.outcome = "error"
-        _update_display(view)
-        raise
+    # -- the display of a turn ------------------------------------------------------------
 
+    @contextmanager
+    def _turn(self, view: ChatView) -> Iterator[None]:
+        """A turn on ``view``: how it ended when it fails, and its display brought up to date then.
 
-def _update_display(view: ChatView) -> None:
-    """Re-send the view's display (the output its display id names): new text forms, same widget."""
-    if view.display_id is not None:
-        update_shown(view, view.display_id)
+        The display's text/plain and text/html are what a saved notebook, nbconvert and nbval see,
+        so they must be the final state, not the first frame (the widget itself updates live). A
+        turn that ends well updates it in ``_finish``, whichever way it got there (a cell, a
+        click after the cell, ``chat.act``).
+        """
+        view.outcome = None
+        try:
+            yield
+        except (asyncio.CancelledError, RunAborted):
+            view.outcome = "aborted"
+            self._update_display(view)
+            raise
+        except Exception:
+            view.outcome = "error"
+            self._update_display(view)
+            raise
 
-
-def _after_this_cell(callback: Any) -> bool:
-    """Call ``callback`` once when the running Jupyter cell ends (after its result is shown);
-    False where there is no such cell."""
-    if kernel_support().kind == "marimo":
-        return False
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    shell = get_ipython()
-    if shell is None or not hasattr(shell, "kernel"):
-        return False
-
-    def once(*_: Any) -> None:
-        shell.events.unregister("post_run_cell", once)
-        callback()
-
-    shell.events.register("post_run_cell", once)
-    return True
+    def _update_display(self, view: ChatView) -> None:
+        """Re-send the view's display (the output its display id names): new text forms, same
+        widget."""
+        if view.display_id is not None:
+            self.host.update_shown(view, view.display_id)
 
 
 #: How long a click already on its way (handed to the loop) may take to be handled.

@@ -16,16 +16,13 @@ from .._thread import RunResult, RunStream
 from .._view.widget import ChatView
 from .result import _title
 
-__all__ = ["Streaming"]
+__all__ = ["Streamer"]
 
 
-class Streaming:
-    """A chat's runs, streamed into its views (mixed into Chat, which sets ``_loop``)."""
+class Streamer:
+    """A chat's runs, streamed into its views."""
 
-    #: The loop the chat's turns run on: trailing pushes are scheduled there.
-    _loop: asyncio.AbstractEventLoop | None
-
-    async def _stream(self, view: ChatView, run: RunStream) -> RunResult:
+    async def stream(self, view: ChatView, run: RunStream) -> RunResult:
         items: ItemList = view.item_list
         view.status = "sending" if run.resume else "running"
         try:
@@ -34,22 +31,22 @@ class Streaming:
                     etype = type_of(event)
                     items.apply(etype, event)
                     if items.dirty or etype.startswith("STATE"):
-                        self._push(view, run.reducer.state if run.reducer else None)
+                        self.push(view, run.reducer.state if run.reducer else None)
         except AGUIError as exc:
             if not isinstance(exc, ResumeRefused):
                 items.add_error(_title(exc), str(exc), exc.hint)
                 view.status = "error"
-            self._push(view, view.state, force=True)
+            self.push(view, view.state, force=True)
             raise
         except asyncio.CancelledError:
             items.add_notice("The run was aborted.")
             view.status = "idle"
-            self._push(view, view.state, force=True)
+            self.push(view, view.state, force=True)
             raise
-        self._push(view, run.result.state, force=True)
+        self.push(view, run.result.state, force=True)
         return run.result
 
-    def _push(self, view: ChatView, state: Any, *, force: bool = False) -> None:
+    def push(self, view: ChatView, state: Any, *, force: bool = False) -> None:
         """Send the view's items, coalesced to at most 30 pushes a second."""
         items: ItemList = view.item_list
         view.pending_state = state
@@ -59,11 +56,16 @@ class Streaming:
             view.push(items.snapshot(), state)
             return
         # Too soon: a trailing push makes sure the last update shows even if the stream pauses.
-        if not view.flush_scheduled and self._loop is not None:
-            view.flush_scheduled = True
-            self._loop.call_later(1.0 / view.max_updates_per_second, self._flush, view)
+        if view.flush_scheduled:
+            return
+        try:
+            loop = asyncio.get_running_loop()  # pushes come from the loop's thread, or none
+        except RuntimeError:
+            return
+        view.flush_scheduled = True
+        loop.call_later(1.0 / view.max_updates_per_second, self._flush, view)
 
     def _flush(self, view: ChatView) -> None:
         view.flush_scheduled = False
         if view.item_list.dirty:
-            self._push(view, view.pending_state)  # pushes now, or schedules once more
+            self.push(view, view.pending_state)  # pushes now, or schedules once more

@@ -24,31 +24,24 @@ from typing import Any, Protocol
 from .._errors import AGUIError
 from .._state.a2ui import SurfaceAction, action_problem, forwarded_props
 from .._state.items import ItemList
-from .._thread import RunResult, RunStream, Thread
+from .._thread import RunResult, Thread
 from .._view.widget import A2UIActionMessage, A2UIRetryMessage, ChatView
-from ..policies import Policy
+from .cards import CardDeck
+from .rules import ChatRules
+from .streamer import Streamer
 
-__all__ = ["MAX_FOLLOW_UPS", "Host", "SurfaceActions"]
+__all__ = ["MAX_FOLLOW_UPS", "SurfaceActions", "Turns"]
 
 #: Surface actions a single turn may chain (a policy answering forms the agent keeps showing).
 MAX_FOLLOW_UPS = 20
 
 
-class Host(Protocol):
-    """What the chat lends to its surface actions (``Chat`` is one)."""
+class Turns(Protocol):
+    """What the chat lends its surface actions: its background turn, and ending a turn."""
 
-    thread: Thread
-    policy: Policy | None
-    audit: list[dict[str, Any]]
     background: Any
 
-    async def _stream(self, view: ChatView, run: RunStream) -> RunResult: ...
-
     async def _finish(self, view: ChatView, result: RunResult, start: int) -> Any: ...
-
-    def _push(self, view: ChatView, state: Any, *, force: bool = False) -> None: ...
-
-    def _sync_audit(self, view: ChatView) -> None: ...
 
 
 @dataclass
@@ -63,10 +56,19 @@ class _Action:
 class SurfaceActions:
     """The surface actions of one chat."""
 
-    def __init__(self, host: Host) -> None:
-        self.host = host
-        #: Audit keys of surface actions -> the view they belong to.
-        self.audit_views: dict[str, ChatView] = {}
+    def __init__(
+        self,
+        thread: Thread,
+        rules: ChatRules,
+        deck: CardDeck,
+        streamer: Streamer,
+        turns: Turns,
+    ) -> None:
+        self.thread = thread
+        self.rules = rules
+        self.deck = deck
+        self.streamer = streamer
+        self.turns = turns
         self._queued: dict[int, list[_Action]] = {}
         self._in_turn: set[int] = set()
         self._last: dict[tuple[int, str], _Action] = {}
@@ -157,7 +159,7 @@ class SurfaceActions:
     # -- internals ------------------------------------------------------------------------
 
     async def _policy_action(self, view: ChatView) -> RunResult | None:
-        policy = self.host.policy
+        policy = self.rules.policy
         act = getattr(policy, "act", None)
         if policy is None or not callable(act):
             return None
@@ -208,7 +210,7 @@ class SurfaceActions:
             key = f"surface:{sid}#{self._count}"
         action = _Action(key, view, sid, user_action, decided_by)
         self._last[(id(view), sid)] = action
-        self.audit_views[key] = view
+        self.deck.audit_views[key] = view
         record = {
             "card": key,
             "interrupt": None,
@@ -223,16 +225,16 @@ class SurfaceActions:
             "decidedAt": datetime.now(timezone.utc).isoformat(),
             "outcome": None,
         }
-        audit = self.host.audit
-        audit[:] = [r for r in audit if r["card"] != key]
-        audit.append(record)
-        self.host._sync_audit(view)
-        self.host._push(view, view.state, force=True)
+        deck = self.deck
+        deck.audit[:] = [r for r in deck.audit if r["card"] != key]
+        deck.audit.append(record)
+        deck.sync_audit(view)
+        self.streamer.push(view, view.state, force=True)
         return action
 
     async def _run(self, action: _Action) -> RunResult | None:
-        host, view, sid = self.host, action.view, action.surface_id
-        thread = host.thread
+        view, sid = action.view, action.surface_id
+        thread = self.thread
         while thread.busy:  # another run on this thread (a cell still streaming): go after it
             await asyncio.sleep(0.02)
         if thread.pending:
@@ -242,7 +244,7 @@ class SurfaceActions:
         surface = view.item_list.genui.surface(sid)
         props = forwarded_props(action.user_action, surface)
         try:
-            result = await host._stream(view, thread.stream(None, forwarded_props=props))
+            result = await self.streamer.stream(view, thread.stream(None, forwarded_props=props))
         except AGUIError as exc:
             self._settle(action, "failed", error=f"{type(exc).__name__}: {exc}")
             self._outcome(action, f"failed: {type(exc).__name__}")
@@ -254,22 +256,22 @@ class SurfaceActions:
     def _settle(self, action: _Action, status: str, **changes: Any) -> None:
         items: ItemList = action.view.item_list
         items.genui.set_action(action.surface_id, items.put, status=status, **changes)
-        self.host._push(action.view, action.view.state, force=True)
+        self.streamer.push(action.view, action.view.state, force=True)
 
     def _outcome(self, action: _Action, outcome: str) -> None:
-        for record in self.host.audit:
+        for record in self.deck.audit:
             if record["card"] == action.key:
                 record["outcome"] = outcome
-        self.host._sync_audit(action.view)
+        self.deck.sync_audit(action.view)
 
     def _start_background(self, action: _Action) -> None:
-        self.host.background = asyncio.ensure_future(self._background(action))
+        self.turns.background = asyncio.ensure_future(self._background(action))
 
     async def _background(self, action: _Action) -> Any:
         """A click after the cell's turn: run it here, then finish the turn it starts."""
         view = action.view
         self.begin_turn(view)
-        start = len(self.host.audit) - 1
+        start = len(self.deck.audit) - 1
         try:
             result = await self._run(action)
         except AGUIError:
@@ -277,4 +279,4 @@ class SurfaceActions:
         if result is None:
             self.end_turn(view)
             return None
-        return await self.host._finish(view, result, start)
+        return await self.turns._finish(view, result, start)

@@ -1,4 +1,9 @@
-"""The event loop and the front end: what is running, and how a click reaches a waiting cell.
+"""The notebook around a chat: what is running, and how a click reaches a waiting cell.
+
+A chat reaches its notebook only through a :class:`Host`: can a click reach a running cell, which
+cell is running, showing a view and updating its display, running code once the cell ends.
+:class:`NotebookHost` reads all that from the running process; tests give a chat their own host
+(``Chat(thread, host=...)``, or :func:`set_default_host`) instead of patching this module.
 
 What is running is read from the running process, never from installed metadata: ``pip install``
 inside a running ipykernel 6 kernel puts 7.4 on disk while the process still runs 6
@@ -20,14 +25,18 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 __all__ = [
     "CellRun",
+    "Host",
     "KernelSupport",
+    "NotebookHost",
     "call_in_loop",
     "current_cell_id",
+    "default_host",
     "kernel_support",
+    "set_default_host",
     "show",
 ]
 
@@ -224,3 +233,70 @@ def call_in_loop(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], *args:
     if loop.is_closed():
         return
     loop.call_soon_threadsafe(fn, *args)
+
+
+# ------------------------------------------------------------------------------ the host seam
+
+
+class Host(Protocol):
+    """What a chat needs from the notebook it runs in."""
+
+    def support(self) -> KernelSupport:
+        """What the front end can do now (read at each call: a kernel can change under us)."""
+        ...
+
+    def current_cell(self) -> CellRun | None: ...
+
+    def show(self, widget: Any, *, display_id: str | None = None) -> bool:
+        """Display ``widget`` in the running cell; False where nothing can show it."""
+        ...
+
+    def update_shown(self, widget: Any, display_id: str) -> None: ...
+
+    def after_this_cell(self, callback: Callable[[], None]) -> bool:
+        """Call ``callback`` once when the running cell ends; False where there is no such cell."""
+        ...
+
+
+class NotebookHost:
+    """The notebook this process runs in, read from the process at each call."""
+
+    def support(self) -> KernelSupport:
+        return kernel_support()
+
+    def current_cell(self) -> CellRun | None:
+        return current_cell_id()
+
+    def show(self, widget: Any, *, display_id: str | None = None) -> bool:
+        return show(widget, display_id=display_id)
+
+    def update_shown(self, widget: Any, display_id: str) -> None:
+        update_shown(widget, display_id)
+
+    def after_this_cell(self, callback: Callable[[], None]) -> bool:
+        if kernel_support().kind == "marimo":
+            return False
+        shell = _ipython_shell(sys.modules.get("IPython"))
+        if shell is None or not hasattr(shell, "kernel"):
+            return False
+
+        def once(*_: Any) -> None:
+            shell.events.unregister("post_run_cell", once)
+            callback()
+
+        shell.events.register("post_run_cell", once)
+        return True
+
+
+_default: list[Host] = [NotebookHost()]
+
+
+def default_host() -> Host:
+    """The host a chat made without ``host=`` uses."""
+    return _default[0]
+
+
+def set_default_host(host: Host) -> Host:
+    """Make ``host`` the default for chats made from now on; returns the one it replaces."""
+    previous, _default[0] = _default[0], host
+    return previous

@@ -344,9 +344,9 @@ async def test_reissued_interrupt_stops_automatic_decisions() -> None:
     from dataclasses import replace
 
     card_view = chat._new_view(show=False)
-    card = chat._new_card(card_view, [replace(original, reissued=True)])
+    card = chat.deck.new_card(card_view, [replace(original, reissued=True)])
     with pytest.raises(InterruptReissued, match="again after it was answered"):
-        await chat._decide(card)
+        await chat.decider.decide(card)
 
 
 def test_front_messages_are_validated() -> None:

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from agui_notebook import Agent, RunError, policies, reject
-from agui_notebook._chat import chat as _chat
 from agui_notebook._chat.chat import Chat
 from agui_notebook._view.widget import ChatView
 from agui_notebook.demo._texts import hostile_arguments
 from tests.core._inert import assert_inert
+from tests.front_end import FakeHost
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 TRANSFER = "Transfer $500 from 1234567890 to 0987654321"
@@ -102,15 +102,8 @@ async def test_a_resume_in_code_ends_idle_with_its_outcome() -> None:
     assert "  Decision: rejected by you" in bundle(view)["text/plain"].splitlines()
 
 
-async def test_the_display_is_updated_once_when_the_turn_ends(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    updates: list[tuple[str, str]] = []
-
-    def update_shown(view: ChatView, display_id: str) -> None:  # what a kernel would send
-        updates.append((display_id, bundle(view)["text/plain"]))
-
-    monkeypatch.setattr(_chat, "update_shown", update_shown)
+async def test_the_display_is_updated_once_when_the_turn_ends(fake_host: FakeHost) -> None:
+    updates = fake_host.updates  # what a kernel would send
     chat = Agent.demo(text_delay=0).chat(policy=policies.approve_all())
     view = chat._new_view(show=False)  # what send() fills in this (kernel-less) cell
     view.display_id = "agui-chat-1"
