@@ -42,7 +42,7 @@ const result = await esbuild.build({
 
 // esbuild ends an ES module with `export{x as default};`; write it as the `export default x;`
 // that anywidget modules are known by (and tests/packaging looks for).
-const tail = /export\{(\w+) as default\};\n$/;
+const tail = /export\{([\w$]+) as default\};\n$/;
 const [bundle] = result.outputFiles;
 if (result.outputFiles.length !== 1 || !tail.test(bundle.text)) {
   throw new Error("build.mjs: esbuild's output does not end with the expected default export");

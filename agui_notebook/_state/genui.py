@@ -21,8 +21,10 @@ where the person sees it. Each surface also carries the state of the person's ac
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import jsonpatch
@@ -64,6 +66,17 @@ RENDERERS: dict[str, dict[str, str]] = {
 }
 
 _LIST_OPTIONS = frozenset({"done_values", "active_values", "failed_values"})
+
+#: Per renderer, where it looks when an option is not given and which status values it reads
+#: (``renderers.json`` beside this module, the one copy: each activity item carries its row as
+#: ``defaults``, so the front end holds no such rule of its own).
+RENDERER_DEFAULTS: dict[str, dict[str, list[Any]]] = {
+    name: row
+    for name, row in json.loads(
+        (Path(__file__).with_name("renderers.json")).read_text(encoding="utf-8")
+    ).items()
+    if not name.startswith("$")
+}
 
 
 @dataclass(frozen=True)
@@ -236,6 +249,7 @@ class GenUIItems:
                 "activityType": activity.activity_type,
                 "renderer": choice.renderer,
                 "options": dict(choice.options),
+                "defaults": RENDERER_DEFAULTS.get(choice.renderer, {}),
                 "content": activity.content,
                 "problem": activity.problem,
             }

@@ -1,6 +1,7 @@
 """Generative UI in the transcript: activity items and A2UI surfaces as lines a person reads. Pure.
 
-Mirrors what the live view draws (js/src/activity.js, js/src/a2ui.js): a checklist's items with
+Mirrors what the live view draws (js/src/activity.js, js/src/a2ui.js), from the same defaults
+(each activity item carries its renderer's row of ``_state/renderers.json``): a checklist's items with
 their state and the progress, a search's query, status and results, any other activity as its
 content, and a surface as the texts, fields (label and current value) and buttons it shows, then
 the person's action on it and how that ended. Never an id (surface ids carry uuids), a URL or an
@@ -12,86 +13,94 @@ from __future__ import annotations
 from typing import Any
 
 from .._state.a2ui import Surface, get_pointer, surfaces_from
+from .._state.genui import RENDERER_DEFAULTS
 from .blocks import Block, Line, Tone, as_text, clip, json_text, value_lines
 
 __all__ = ["a2ui_block", "activity_block"]
 
-_DONE = {"done", "completed", "complete", "finished", "success", "succeeded", "ok", True}
-_ACTIVE = {"in_progress", "in-progress", "inprogress", "running", "active", "doing", "started"}
-_ACTIVE |= {"working"}
-_FAILED = {"failed", "error", "errored", "cancelled", "canceled", "skipped"}
 _MARK = {"done": "[x]", "active": "[>]", "failed": "[!]", "pending": "[ ]"}
 _TONE: dict[str, Tone] = {"done": "ok", "failed": "bad", "active": "warn", "pending": ""}
 _ACTION_TONE: dict[str, Tone] = {"done": "ok", "failed": "bad", "sending": "warn"}
 
 
-def _pick(doc: Any, option: Any, usual: tuple[str, ...]) -> Any:
-    """The value at an option's JSON Pointer, else at the first usual pointer that has one."""
-    if isinstance(option, str):
-        return doc if option == "" else get_pointer(doc, option)
-    for pointer in usual:
-        value = get_pointer(doc, pointer)
-        if value is not None:
-            return value
-    return None
+class _Look:
+    """What one activity's renderer reads: the item's options, else its renderer's defaults
+    (the table in ``_state/renderers.json``, sent with the item, as the view reads them)."""
+
+    def __init__(self, options: dict[str, Any], defaults: dict[str, Any]) -> None:
+        self.options, self.defaults = options, defaults
+
+    def pick(self, doc: Any, key: str, *, skip: tuple[str, ...] = ()) -> Any:
+        """The value at the option's JSON Pointer, else at the first default pointer that has one."""
+        option = self.options.get(key)
+        if isinstance(option, str):
+            return doc if option == "" else get_pointer(doc, option)
+        for pointer in self.defaults.get(key) or ():
+            if pointer in skip:
+                continue
+            value = get_pointer(doc, pointer)
+            if value is not None:
+                return value
+        return None
+
+    def values(self, key: str) -> set[Any]:
+        given = self.options.get(key)
+        values = given if isinstance(given, list) else self.defaults.get(key) or []
+        return {v.lower() if isinstance(v, str) else v for v in values}
 
 
-def _values(options: dict[str, Any], key: str, default: set[Any]) -> set[Any]:
-    given = options.get(key)
-    values = given if isinstance(given, list) else default
-    return {v.lower() if isinstance(v, str) else v for v in values}
-
-
-def _state(item: Any, options: dict[str, Any]) -> str:
-    raw = _pick(item, options.get("status"), ("/status", "/state", "/done", "/completed"))
+def _state(item: Any, look: _Look) -> str:
+    raw = look.pick(item, "status")
     value = raw.lower() if isinstance(raw, str) else raw
     if isinstance(item, dict):
-        for state, key, default in (
-            ("done", "doneValues", _DONE),
-            ("failed", "failedValues", _FAILED),
-            ("active", "activeValues", _ACTIVE),
+        for state, key in (
+            ("done", "doneValues"),
+            ("failed", "failedValues"),
+            ("active", "activeValues"),
         ):
-            if value in _values(options, key, default):
+            if value in look.values(key):
                 return state
     return "pending"
 
 
-def _label(item: Any, options: dict[str, Any]) -> str:
+def _label(item: Any, look: _Look) -> str:
     if not isinstance(item, dict):
         return as_text(item)
-    usual = ("/title", "/label", "/text", "/name", "/description", "/step", "/task")
-    value = _pick(item, options.get("label"), usual)
+    value = look.pick(item, "label")
     return json_text(item) if value is None else as_text(value)
 
 
-def _checklist(content: Any, options: dict[str, Any]) -> list[Line] | None:
-    usual = ("/steps", "/items", "/tasks", "/todos", "/plan", "/checklist")
-    items = content if isinstance(content, list) else _pick(content, options.get("items"), usual)
+def _checklist(content: Any, look: _Look) -> list[Line] | None:
+    explicit = "items" in look.options
+    items = content if isinstance(content, list) and not explicit else look.pick(content, "items")
     if not isinstance(items, list):
         return None
-    states = [_state(item, options) for item in items]
+    states = [_state(item, look) for item in items]
     done, failed = states.count("done"), states.count("failed")
     lines = [Line(f"{done} of {len(items)} done" + (f", {failed} failed" if failed else ""))]
     for item, state in zip(items, states, strict=True):
-        lines.append(Line(f"{_MARK[state]} {clip(_label(item, options))}", tone=_TONE[state]))
+        lines.append(Line(f"{_MARK[state]} {clip(_label(item, look))}", tone=_TONE[state]))
     return lines
 
 
-def _search(content: Any, options: dict[str, Any]) -> list[Line] | None:
+#: A saved transcript names no URL from data (the live view shows it as text, never a link).
+_NO_LINKS = ("/url",)
+
+
+def _search(content: Any, look: _Look) -> list[Line] | None:
     if not isinstance(content, dict):
         return None
-    query = _pick(content, options.get("query"), ("/query", "/q", "/search", "/term"))
-    status = _pick(content, options.get("status"), ("/status", "/state"))
-    results = _pick(content, options.get("results"), ("/results", "/items", "/hits", "/sources"))
+    query = look.pick(content, "query")
+    status = look.pick(content, "status")
+    results = look.pick(content, "results")
     lines = [Line(clip(as_text(query)), label="Query")]
     if status is not None:
         lines.append(Line(as_text(status), label="Status"))
     if isinstance(results, list):
         lines.append(Line(label=f"Results ({len(results)})"))
         for result in results[:100]:
-            title = _pick(result, options.get("resultTitle"), ("/title", "/name", "/label"))
-            usual = ("/snippet", "/summary", "/description")  # not /url: no links from data
-            detail = _pick(result, options.get("resultDetail"), usual)
+            title = look.pick(result, "resultTitle")
+            detail = look.pick(result, "resultDetail", skip=_NO_LINKS)
             text = as_text(title) if isinstance(result, dict) else as_text(result)
             if detail is not None:
                 text += f" ({as_text(detail)})"
@@ -101,16 +110,21 @@ def _search(content: Any, options: dict[str, Any]) -> list[Line] | None:
 
 def activity_block(item: dict[str, Any]) -> Block:
     """An activity as its renderer draws it (checklist, search), else its content as a tree."""
-    raw_options = item.get("options")
-    options: dict[str, Any] = raw_options if isinstance(raw_options, dict) else {}
+    raw_options, raw_defaults = item.get("options"), item.get("defaults")
+    renderer = item.get("renderer")
+    look = _Look(
+        raw_options if isinstance(raw_options, dict) else {},
+        raw_defaults
+        if isinstance(raw_defaults, dict)
+        else RENDERER_DEFAULTS.get(str(renderer), RENDERER_DEFAULTS["tree"]),
+    )
     content = item.get("content")
     kind = as_text(item.get("activityType")) or "activity"
-    title = as_text(_pick(content, options.get("title"), ("/title", "/name")))
-    renderer = item.get("renderer")
+    title = as_text(look.pick(content, "title"))
     drawn = (
-        _checklist(content, options)
+        _checklist(content, look)
         if renderer == "checklist"
-        else _search(content, options)
+        else _search(content, look)
         if renderer == "search"
         else None
     )

@@ -9,7 +9,9 @@
  * - `search`: the query, its status, the number of results and the results.
  *
  * Options are JSON Pointers into the content (item fields: into each item). Where an option is
- * not given, the usual field names are tried; where nothing fits, the tree is shown instead, so
+ * not given, the item's `defaults` are tried: Python sends each activity its renderer's row of
+ * one table (agui_notebook/_state/renderers.json), which the transcript reads too, so this file
+ * holds no list of usual names of its own. Where nothing fits, the tree is shown instead, so
  * content is never hidden.
  */
 import { getPointer, textOf } from "./a2ui.js";
@@ -21,17 +23,21 @@ import { asText, isObj, safeJson } from "./util.js";
 /** @typedef {import("./types.js").Entry} Entry */
 /** @typedef {import("./types.js").TreeState} TreeState */
 
-const DONE = ["done", "completed", "complete", "finished", "success", "succeeded", "ok", true];
-const ACTIVE = ["in_progress", "in-progress", "inprogress", "running", "active", "doing", "started", "working"];
-const FAILED = ["failed", "error", "errored", "cancelled", "canceled", "skipped"];
 const STATE_MARK = /** @type {Record<string, string>} */ ({ done: "✓", active: "▶", failed: "✕", pending: "○" });
 
 /**
- * The value at an option's pointer, or at the first of the usual pointers that has one.
- * @param {unknown} doc @param {unknown} option @param {string[]} usual
+ * What one activity's renderer reads: its options, else its defaults (sent with the item).
+ * @typedef {{o: Record<string, any>, d: Record<string, any>}} Look
  */
-export function pick(doc, option, usual) {
+
+/**
+ * The value at the option's pointer, or at the first of the default pointers that has one.
+ * @param {unknown} doc @param {Look} look @param {string} key
+ */
+export function pick(doc, look, key) {
+  const option = look.o[key];
   if (typeof option === "string") return option === "" ? doc : getPointer(doc, option);
+  const usual = Array.isArray(look.d[key]) ? look.d[key] : [];
   for (const p of usual) {
     const v = getPointer(doc, p);
     if (v !== undefined && v !== null) return v;
@@ -41,22 +47,25 @@ export function pick(doc, option, usual) {
 
 /**
  * A checklist item's state: done, active, failed or pending.
- * @param {unknown} item @param {Record<string, any>} o
+ * @param {unknown} item @param {Look} look
  */
-export function stateOf(item, o) {
-  const raw = isObj(item) ? pick(item, o.status, ["/status", "/state", "/done", "/completed", "/complete"]) : undefined;
+export function stateOf(item, look) {
+  const raw = isObj(item) ? pick(item, look, "status") : undefined;
   const v = typeof raw === "string" ? raw.toLowerCase() : raw;
-  const has = (/** @type {unknown} */ list, /** @type {any[]} */ dflt) => (Array.isArray(list) ? list : dflt).some((x) => (typeof x === "string" ? x.toLowerCase() : x) === v);
-  if (has(o.doneValues, DONE)) return "done";
-  if (has(o.failedValues, FAILED)) return "failed";
-  if (has(o.activeValues, ACTIVE)) return "active";
+  const has = (/** @type {string} */ key) => {
+    const list = Array.isArray(look.o[key]) ? look.o[key] : Array.isArray(look.d[key]) ? look.d[key] : [];
+    return list.some((/** @type {unknown} */ x) => (typeof x === "string" ? x.toLowerCase() : x) === v);
+  };
+  if (has("doneValues")) return "done";
+  if (has("failedValues")) return "failed";
+  if (has("activeValues")) return "active";
   return "pending";
 }
 
-/** @param {unknown} item @param {Record<string, any>} o */
-function labelOf(item, o) {
+/** @param {unknown} item @param {Look} look */
+function labelOf(item, look) {
   if (!isObj(item)) return textOf(item);
-  const v = pick(item, o.label, ["/title", "/label", "/text", "/name", "/description", "/step", "/task"]);
+  const v = pick(item, look, "label");
   return v === undefined ? safeJson(item) : textOf(v);
 }
 
@@ -76,18 +85,19 @@ export function activityEntry(item) {
   let shown = "";
 
   const update = (/** @type {any} */ it) => {
-    const o = isObj(it?.options) ? it.options : {};
+    /** @type {Look} */
+    const look = { o: isObj(it?.options) ? it.options : {}, d: isObj(it?.defaults) ? it.defaults : {} };
     const content = it?.content;
     const renderer = asText(it?.renderer) || "tree";
-    const key = `${renderer}\u0000${safeJson(o)}\u0000${safeJson(content)}`;
+    const key = `${renderer}\u0000${safeJson(look)}\u0000${safeJson(content)}`;
     problem.textContent = asText(it?.problem);
     problem.hidden = !problem.textContent;
     if (key === shown) return;
     shown = key;
     node.dataset.renderer = renderer;
     node.dataset.activityType = asText(it?.activityType);
-    const title = textOf(pick(content, o.title, ["/title", "/name"]));
-    const drawn = renderer === "checklist" ? checklist(content, o) : renderer === "search" ? search(content, o) : null;
+    const title = textOf(pick(content, look, "title"));
+    const drawn = renderer === "checklist" ? checklist(content, look) : renderer === "search" ? search(content, look) : null;
     const type = asText(it?.activityType) || "activity";
     summary.replaceChildren(h("span", { cls: "agui-label", text: title ? `${type} · ` : type }), title, drawn?.badge ?? "");
     body.replaceChildren(drawn?.node ?? renderTree(content, tree));
@@ -97,35 +107,35 @@ export function activityEntry(item) {
 }
 
 /**
- * @param {unknown} content @param {Record<string, any>} o
+ * @param {unknown} content @param {Look} look
  * @returns {{node: HTMLElement, badge: HTMLElement} | null}
  */
-function checklist(content, o) {
-  const items = Array.isArray(content) && o.items === undefined ? content : pick(content, o.items, ["/steps", "/items", "/tasks", "/todos", "/plan", "/checklist"]);
+function checklist(content, look) {
+  const items = Array.isArray(content) && look.o.items === undefined ? content : pick(content, look, "items");
   if (!Array.isArray(items)) return null;
-  const states = items.map((it) => stateOf(it, o));
+  const states = items.map((it) => stateOf(it, look));
   const done = states.filter((s) => s === "done").length;
   const failed = states.filter((s) => s === "failed").length;
   const progress = h("progress", { cls: "agui-checklist-progress", attrs: { max: String(Math.max(1, items.length)), value: String(done) } });
   progress.setAttribute("aria-label", `${done} of ${items.length} done`);
   const list = h("ol", { cls: "agui-checklist" });
   items.forEach((it, i) => {
-    list.append(h("li", { cls: "agui-checklist-item", data: { state: states[i] } }, [h("span", { cls: "agui-checklist-mark", text: STATE_MARK[states[i]], attrs: { "aria-hidden": "true" } }), " ", h("span", { text: labelOf(it, o) }), h("span", { cls: "agui-sr", text: ` (${states[i]})` })]));
+    list.append(h("li", { cls: "agui-checklist-item", data: { state: states[i] } }, [h("span", { cls: "agui-checklist-mark", text: STATE_MARK[states[i]], attrs: { "aria-hidden": "true" } }), " ", h("span", { text: labelOf(it, look) }), h("span", { cls: "agui-sr", text: ` (${states[i]})` })]));
   });
   const text = `${done} of ${items.length} done${failed ? `, ${failed} failed` : ""}`;
   return { node: h("div", { cls: "agui-checklist-box" }, [progress, list]), badge: h("span", { cls: "agui-badge agui-checklist-count", text: ` ${text}` }) };
 }
 
 /**
- * @param {unknown} content @param {Record<string, any>} o
+ * @param {unknown} content @param {Look} look
  * @returns {{node: HTMLElement, badge: HTMLElement} | null}
  */
-function search(content, o) {
+function search(content, look) {
   if (!isObj(content)) return null;
-  const query = pick(content, o.query, ["/query", "/q", "/search", "/term"]);
-  const status = pick(content, o.status, ["/status", "/state"]);
-  const results = pick(content, o.results, ["/results", "/items", "/hits", "/sources"]);
-  const count = pick(content, o.count, ["/count", "/total", "/resultCount"]);
+  const query = pick(content, look, "query");
+  const status = pick(content, look, "status");
+  const results = pick(content, look, "results");
+  const count = pick(content, look, "count");
   const n = typeof count === "number" ? count : Array.isArray(results) ? results.length : null;
   const head = h("div", { cls: "agui-search-head" }, [
     h("span", { cls: "agui-label", text: "Query " }),
@@ -135,8 +145,8 @@ function search(content, o) {
   const list = h("ol", { cls: "agui-search-results" });
   if (Array.isArray(results)) {
     for (const r of results.slice(0, 100)) {
-      const title = isObj(r) ? pick(r, o.resultTitle, ["/title", "/name", "/label"]) : r;
-      const detail = isObj(r) ? pick(r, o.resultDetail, ["/snippet", "/summary", "/description", "/url"]) : undefined;
+      const title = isObj(r) ? pick(r, look, "resultTitle") : r;
+      const detail = isObj(r) ? pick(r, look, "resultDetail") : undefined;
       list.append(h("li", {}, [h("span", { cls: "agui-search-title", text: textOf(title ?? safeJson(r)) }), detail !== undefined ? h("div", { cls: "agui-hint agui-pre", text: textOf(detail) }) : null]));
     }
     if (results.length > 100) list.append(h("li", { cls: "agui-clip-note", text: `… ${results.length - 100} more results not shown` }));

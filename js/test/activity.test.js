@@ -3,8 +3,12 @@ import { describe, expect, it } from "vitest";
 import { activityEntry, stateOf } from "../src/activity.js";
 import { mount } from "./helpers.js";
 
+// The one table of renderer defaults, as Python sends each item its row (`defaults`).
+import DEFAULTS from "../../agui_notebook/_state/renderers.json";
+const CHECKLIST = { o: {}, d: DEFAULTS.checklist };
+
 const plan = (states) => ({
-  kind: "activity", id: "activity:a1", activityType: "PLAN", renderer: "checklist", options: {}, problem: null,
+  kind: "activity", id: "activity:a1", activityType: "PLAN", renderer: "checklist", options: {}, defaults: DEFAULTS.checklist, problem: null,
   content: { title: "Month-end", steps: states.map((s, i) => ({ title: `Step ${i + 1}`, status: s })) },
 });
 
@@ -25,20 +29,29 @@ describe("activity entries", () => {
 
   it("registry options point at other fields and other status values", () => {
     const item = {
-      kind: "activity", id: "x", activityType: "deploy", renderer: "checklist", problem: null,
+      kind: "activity", id: "x", activityType: "deploy", renderer: "checklist", defaults: DEFAULTS.checklist, problem: null,
       options: { title: "/name", items: "/stages", label: "/stage", status: "/state", doneValues: ["ok"], failedValues: ["broken"] },
       content: { name: "Deploy", stages: [{ stage: "build", state: "ok" }, { stage: "ship", state: "broken" }, { stage: "tell", state: "later" }] },
     };
     const node = activityEntry(item).node;
     expect([...node.querySelectorAll(".agui-checklist-item")].map((li) => li.textContent)).toEqual(["✓ build (done)", "✕ ship (failed)", "○ tell (pending)"]);
     expect(node.querySelector("summary")?.textContent).toContain("Deploy");
-    expect(stateOf({ done: true }, {})).toBe("done");
-    expect(stateOf("plain", {})).toBe("pending");
+    expect(stateOf({ done: true }, CHECKLIST)).toBe("done");
+    expect(stateOf({ complete: "yes" }, CHECKLIST)).toBe("pending");
+    expect(stateOf({ complete: true }, CHECKLIST)).toBe("done");
+    expect(stateOf("plain", CHECKLIST)).toBe("pending");
+  });
+
+  it("holds no defaults of its own: without the item's, only given options are read", () => {
+    const bare = { ...plan(["done"]), defaults: undefined };
+    const node = activityEntry(bare).node;
+    expect(node.querySelector(".agui-checklist")).toBeNull(); // no usual "/steps": the tree
+    expect(node.querySelector(".agui-tree")?.textContent).toContain("Month-end");
   });
 
   it("a search shows its query, status, count and results", () => {
     const entry = activityEntry({
-      kind: "activity", id: "s", activityType: "SEARCH", renderer: "search", options: {}, problem: null,
+      kind: "activity", id: "s", activityType: "SEARCH", renderer: "search", options: {}, defaults: DEFAULTS.search, problem: null,
       content: { query: "fees 2030", status: "searching", results: [{ title: "Fee table", snippet: "0.5%" }] },
     });
     expect(entry.node.querySelector(".agui-search-query")?.textContent).toBe("fees 2030");
@@ -48,10 +61,10 @@ describe("activity entries", () => {
   });
 
   it("anything else, or content that does not fit, is a value tree; problems are shown", () => {
-    const entry = activityEntry({ kind: "activity", id: "t", activityType: "mcp-apps", renderer: "tree", options: {}, content: { a: 1 }, problem: "an update could not be applied" });
+    const entry = activityEntry({ kind: "activity", id: "t", activityType: "mcp-apps", renderer: "tree", options: {}, defaults: DEFAULTS.tree, content: { a: 1 }, problem: "an update could not be applied" });
     expect(entry.node.querySelector(".agui-tree")?.textContent).toContain("a1");
     expect(entry.node.querySelector(".agui-activity-problem")?.textContent).toContain("could not be applied");
-    const misfit = activityEntry({ kind: "activity", id: "m", activityType: "PLAN", renderer: "checklist", options: {}, content: { nothing: "here" } });
+    const misfit = activityEntry({ kind: "activity", id: "m", activityType: "PLAN", renderer: "checklist", options: {}, defaults: DEFAULTS.checklist, content: { nothing: "here" } });
     expect(misfit.node.querySelector(".agui-tree")?.textContent).toContain("nothinghere");
   });
 
