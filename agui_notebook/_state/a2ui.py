@@ -22,7 +22,9 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from decimal import ROUND_HALF_UP, Decimal, localcontext
+from pathlib import Path
+from typing import Any, TypeGuard
 
 __all__ = [
     "A2UI_ACTIVITY_TYPE",
@@ -266,7 +268,7 @@ def resolve(value: Any, data: Any, depth: int = 0) -> Any:
 
 
 def _text(value: Any) -> str:
-    """A value as text the way A2UI interpolates it (null: "", objects: JSON)."""
+    """A value as text the way A2UI interpolates it (null: "", objects: JSON as JS writes it)."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -275,11 +277,168 @@ def _text(value: Any) -> str:
         return str(int(value))
     if isinstance(value, str | int | float):
         return str(value)
-    return json.dumps(value, separators=(",", ":"))
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
+
+# The basic catalog's functions, as the view evaluates them (js/src/a2ui.js, the reference: a
+# person's click and the cards are drawn there). The cases both sides must agree on are one table,
+# tests/fixtures/a2ui/dynamic_values.json, run by pytest and by vitest.
 
 _EMAIL = re.compile(r"^[^\s@]+@[^\s@]+\.[^\s@]+$")
-_INTERPOLATION = re.compile(r"(?<!\\)\$\{([^{}]*)\}")
+_CURRENCIES: dict[str, list[Any]] = {
+    code: form
+    for code, form in json.loads(
+        Path(__file__).with_name("currencies.json").read_text(encoding="utf-8")
+    ).items()
+    if not code.startswith("$")
+}
+_CURRENCY_CODE = re.compile(r"^[A-Za-z]{3}$")
+_DAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_DATE_TOKEN = re.compile(r"yyyy|YYYY|MMM|MM|dd|d|E|HH|h|mm|ss|a")
+
+
+def _is_number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _bool_of(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.lower() == "true"
+    if _is_number(value):
+        return bool(value)
+    return value is True
+
+
+def _number_of(value: Any) -> float:
+    """JS ``numberOf``: a finite number, a numeric text, else 0."""
+    if _is_number(value):
+        return float(value) if math.isfinite(value) else 0.0
+    if isinstance(value, str) and value.strip():
+        number = _js_number(value)
+        if number is not None:
+            return number
+    return 0.0
+
+
+def _js_number(value: Any) -> float | None:
+    """JS ``Number(value)`` for the values data holds; None where it is NaN or infinite."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if _is_number(value):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return 0.0
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        return (
+            number
+            if math.isfinite(number) and text.lower().lstrip("+-") not in ("inf", "infinity", "nan")
+            else None
+        )
+    return None
+
+
+def _grouped(number: float, decimals: int | None, grouping: bool = True) -> str:
+    """Intl.NumberFormat("en-US") with that many decimals (None: up to 20, trailing zeros off):
+    the shortest decimal of the double, rounded half away from zero."""
+    exact = Decimal(repr(float(number)))
+    with localcontext() as context:
+        context.prec = 400  # a double needs at most 309 integer digits, plus 20 decimals
+        return _grouped_exact(exact, decimals, grouping)
+
+
+def _grouped_exact(exact: Decimal, decimals: int | None, grouping: bool) -> str:
+    if decimals is None:
+        rounded = exact.quantize(Decimal(1).scaleb(-20), rounding=ROUND_HALF_UP).normalize()
+        text = format(rounded, ",f" if grouping else "f")
+    else:
+        rounded = exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+        text = format(rounded, f",.{decimals}f" if grouping else f".{decimals}f")
+    return text
+
+
+def _format_currency(value: Any, currency: Any) -> str:
+    code = _text(currency) or "USD"
+    if not _CURRENCY_CODE.match(code):  # Intl refuses it (RangeError): the view's fallback
+        return f"{_number_of(value):.2f} {_text(currency)}".strip()
+    code = code.upper()
+    symbol, gap, decimals = _CURRENCIES.get(code, [code, "\u00a0", 2])
+    number = _number_of(value)
+    amount = _grouped(abs(number), int(decimals))
+    sign = "-" if number < 0 or math.copysign(1.0, number) < 0 else ""
+    return f"{sign}{symbol}{gap}{amount}"
+
+
+def _format_date(value: Any, fmt: str) -> str:
+    moment: datetime | None = None
+    if _is_number(value) and math.isfinite(value):
+        try:
+            moment = datetime.fromtimestamp(value / 1000, timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            moment = None
+    elif isinstance(value, str):
+        text = value.strip()
+        if text.endswith(("Z", "z")):
+            text = text[:-1] + "+00:00"
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            moment = None
+        if moment is not None and moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+    if moment is None:
+        return _text(value)
+    moment = moment.astimezone(timezone.utc)
+    hour = moment.hour
+    parts = {
+        "yyyy": str(moment.year),
+        "YYYY": str(moment.year),
+        "MMM": _MONTHS[moment.month - 1],
+        "MM": f"{moment.month:02d}",
+        "dd": f"{moment.day:02d}",
+        "d": str(moment.day),
+        "E": _DAYS[(moment.weekday() + 1) % 7],
+        "HH": f"{hour:02d}",
+        "h": str(hour % 12 or 12),
+        "mm": f"{moment.minute:02d}",
+        "ss": f"{moment.second:02d}",
+        "a": "AM" if hour < 12 else "PM",
+    }
+    return _DATE_TOKEN.sub(lambda m: parts[m.group(0)], fmt)
+
+
+def _format_string(template: str, data: Any, depth: int) -> str:
+    """``${/abs/path}`` and ``${relative}``; ``\\${`` is a literal; a call is not evaluated."""
+    out: list[str] = []
+    i = 0
+    while i < len(template):
+        if template[i] == "\\" and template.startswith("${", i + 1):
+            out.append("${")
+            i += 3
+            continue
+        if template.startswith("${", i):
+            end = template.find("}", i + 2)
+            if end < 0:
+                out.append(template[i:])
+                break
+            expr = template[i + 2 : end].strip()
+            if "(" not in expr:
+                out.append(_text(resolve({"path": expr}, data, depth + 1)))
+            i = end + 1
+            continue
+        out.append(template[i])
+        i += 1
+    return "".join(out)
+
+
+def _within(n: float, a: dict[str, Any]) -> bool:
+    low, high = a.get("min"), a.get("max")
+    return (not _is_number(low) or n >= low) and (not _is_number(high) or n <= high)
 
 
 def _call(name: str, raw_args: Any, data: Any, depth: int) -> Any:
@@ -287,62 +446,42 @@ def _call(name: str, raw_args: Any, data: Any, depth: int) -> Any:
     a = {k: resolve(v, data, depth + 1) for k, v in args.items()}
     value = a.get("value")
     if name == "required":
-        return value not in (None, "", [], {})
+        return not (value is None or value == "" or value == [])
     if name == "email":
         return isinstance(value, str) and bool(_EMAIL.match(value))
     if name == "regex":
+        pattern, text = _text(a.get("pattern")), _text(value)
+        if len(pattern) > 500 or len(text) > 10_000:
+            return False
         try:
-            return bool(re.fullmatch(str(a.get("pattern", "")), _text(value)))
+            return re.search(pattern, text) is not None
         except re.error:
             return False
     if name == "length":
-        n = len(_text(value))
-        return (a.get("min") is None or n >= a["min"]) and (a.get("max") is None or n <= a["max"])
+        return _within(len(_text(value)), a)
     if name == "numeric":
-        number = _number(value)
-        if number is None:
-            return False
-        low, high = a.get("min"), a.get("max")
-        return (low is None or number >= low) and (high is None or number <= high)
+        number = None if value is None or value == "" else _js_number(value)
+        return number is not None and _within(number, a)
     if name in ("and", "or"):
-        values = [bool(v) for v in a.get("values") or []]
-        return all(values) if name == "and" else any(values)
+        values = a.get("values")
+        truths = [_bool_of(v) for v in values] if isinstance(values, list) else []
+        return all(truths) if name == "and" else any(truths)
     if name == "not":
-        return not bool(value)
+        return not _bool_of(value)
     if name == "formatString":
-        template = value if isinstance(value, str) else ""
-        out = _INTERPOLATION.sub(
-            lambda m: _text(get_pointer(data, m.group(1).strip())) if "(" not in m.group(1) else "",
-            template,
-        )
-        return out.replace("\\${", "${")
+        return _format_string(_text(value), data, depth)
     if name == "formatNumber":
-        number = _number(value)
         decimals = a.get("decimals")
-        if number is None:
-            return ""
-        places = int(decimals) if isinstance(decimals, int | float) else None
-        grouping = a.get("grouping") is not False
-        spec = ("," if grouping else "") + (f".{places}f" if places is not None else "")
-        return format(number, spec) if spec else _text(number)
+        places = max(0, min(20, int(decimals))) if _is_number(decimals) else None
+        return _grouped(_number_of(value), places, a.get("grouping") is not False)
     if name == "formatCurrency":
-        number = _number(value)
-        return "" if number is None else f"{number:,.2f} {_text(a.get('currency'))}".strip()
-    return None  # formatDate, pluralize, openUrl...: not evaluated in Python
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, str):
-        try:
-            number = float(value)
-        except ValueError:
-            return None
-        return number if math.isfinite(number) else None
-    return None
+        return _format_currency(value, a.get("currency"))
+    if name == "formatDate":
+        return _format_date(value, _text(a.get("format")) or "yyyy-MM-dd")
+    if name == "pluralize":
+        rule = "one" if _number_of(value) == 1 else "other"  # en-US plural rules
+        return _text(a[rule] if rule in a else a.get("other"))
+    return None  # openUrl and unknown functions do nothing here (no URLs are opened)
 
 
 # -- actions ------------------------------------------------------------------------------------
