@@ -172,7 +172,7 @@ class SSEDataDecoder:
     field decoders (httpx-sse's), and the fast path resumes at the next boundary they reach.
     Strict UTF-8, the leading BOM, the size bound, byte accounting and :attr:`in_message` are
     :class:`SSEStreamDecoder`'s, with the same errors at the same bytes
-    (``tests/core/test_sse_fast.py`` checks both against httpx-sse on arbitrary streams).
+    (``tests/protocol/test_sse_fast.py`` checks both against httpx-sse on arbitrary streams).
 
     >>> d = SSEDataDecoder()
     >>> d.feed(b'data: {"a"') + d.feed(b': 1}\\n\\ndata: 2\\r\\n\\r\\n')

@@ -250,7 +250,7 @@ async def test_a_failed_resume_from_a_chat_is_in_the_log_and_the_thread_stays_pe
 async def test_an_interrupt_raised_again_after_a_restore_is_still_flagged(
     store_path: Path,
 ) -> None:
-    from tests.core._streams import (
+    from tests.thread._streams import (
         ScriptedServer,
         approval_run,
         interrupt,

@@ -30,7 +30,8 @@ from agui_notebook._errors import (
 )
 from agui_notebook._store import sqlite as store_module
 from agui_notebook._store.sqlite import APPLICATION_ID, SCHEMA_VERSION, Store
-from tests.core._streams import (
+from tests.store._db import rows
+from tests.thread._streams import (
     interrupt,
     interrupted,
     run_finished,
@@ -41,7 +42,6 @@ from tests.core._streams import (
     text_message,
     tool_call,
 )
-from tests.store._db import rows
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -17,8 +17,7 @@ from hypothesis import HealthCheck, given, settings
 
 from agui_notebook import AGUIError, TruncatedRunError
 from agui_notebook._protocol.events import type_of
-
-from ._streams import (
+from tests.thread._streams import (
     ScriptedServer,
     ev,
     frame,

@@ -11,8 +11,7 @@ from agui_notebook import ProtocolError
 from agui_notebook._protocol.events import type_of
 from agui_notebook._protocol.wire import AssistantMessage, ToolMessage
 from agui_notebook._state.reducer import RunReducer, ThreadSnapshot
-
-from ._streams import (
+from tests.thread._streams import (
     ev,
     flatten,
     interrupt,

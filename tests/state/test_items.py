@@ -10,8 +10,14 @@ from agui_notebook._decisions.interrupts import PendingInterrupt
 from agui_notebook._protocol.events import type_of
 from agui_notebook._state.items import ItemList, card_interrupt
 from agui_notebook._state.parts import MAX_INLINE_IMAGE_BYTES, display_parts, parts_text
-
-from ._streams import ev, parse_events, run_finished, run_started, text_message, tool_call
+from tests.thread._streams import (
+    ev,
+    parse_events,
+    run_finished,
+    run_started,
+    text_message,
+    tool_call,
+)
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 16).decode()
 

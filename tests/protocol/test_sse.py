@@ -6,8 +6,7 @@ import pytest
 
 from agui_notebook import ProtocolError
 from agui_notebook._protocol.sse import SSEMessage, SSEStreamDecoder
-
-from ._streams import every, split_at
+from tests.thread._streams import every, split_at
 
 
 def decode(chunks: list[bytes], **options: int) -> list[str]:

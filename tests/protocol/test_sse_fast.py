@@ -25,8 +25,7 @@ from hypothesis import HealthCheck, example, given, settings
 
 from agui_notebook import ProtocolError
 from agui_notebook._protocol.sse import SSEDataDecoder, SSEMessage, SSEStreamDecoder
-
-from ._streams import every, split_at
+from tests.thread._streams import every, split_at
 
 MANY = settings(
     deadline=None, max_examples=600, database=None, suppress_health_check=[HealthCheck.too_slow]

@@ -30,8 +30,7 @@ from agui_notebook import (
     reject,
 )
 from agui_notebook._protocol.events import type_of
-
-from ._streams import (
+from tests.thread._streams import (
     ChunkStream,
     ScriptedServer,
     approval_run,

@@ -1,6 +1,6 @@
 """The static forms of a chat view: deterministic text, inert HTML (agui_notebook/_view/transcript.py).
 
-Items here are built by hand in the shapes of docs/widget-protocol.md; tests/widgets/
+Items here are built by hand in the shapes of docs/widget-protocol.md; tests/view/
 test_static_forms.py checks the same forms on views filled by real runs of the demo agent.
 """
 
@@ -20,8 +20,7 @@ from agui_notebook._view.transcript import (
     status_text,
     transcript_text,
 )
-
-from ._inert import assert_inert
+from tests.view._inert import assert_inert
 
 ARGS = {"from_account": "1234567890", "to_account": "0987654321", "amount": 500.0}
 
@@ -338,8 +337,7 @@ def test_the_inertness_check_itself_catches_markup(bad: str) -> None:
 
 def test_nested_lines_become_nested_lists_that_stay_well_formed() -> None:
     from agui_notebook._view.html import _block
-
-    from ._inert import inspect
+    from tests.view._inert import inspect
 
     lines = (Line("a"), Line("b", depth=1), Line("c", depth=1), Line("d"), Line("e", depth=3))
     fragment = _block(Block("card", Line("head"), lines))

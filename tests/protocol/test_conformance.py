@@ -30,8 +30,7 @@ from agui_notebook import AGUIError, approve, cancel, reject
 from agui_notebook._protocol.events import type_of
 from agui_notebook._state.items import ItemList
 from agui_notebook.record import record, replay
-
-from ._streams import ScriptedServer, ok_run, sse
+from tests.thread._streams import ScriptedServer, ok_run, sse
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "conformance"

@@ -8,8 +8,7 @@ import pytest
 
 from agui_notebook import ProtocolError
 from agui_notebook._protocol.events import EventParser, type_of
-
-from ._streams import (
+from tests.thread._streams import (
     ev,
     interrupt,
     interrupted,

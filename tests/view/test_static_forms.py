@@ -15,8 +15,8 @@ from agui_notebook import Agent, RunError, policies, reject
 from agui_notebook._chat.chat import Chat
 from agui_notebook._view.widget import ChatView
 from agui_notebook.demo._texts import hostile_arguments
-from tests.core._inert import assert_inert
 from tests.front_end import FakeHost
+from tests.view._inert import assert_inert
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 TRANSFER = "Transfer $500 from 1234567890 to 0987654321"

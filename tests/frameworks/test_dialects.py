@@ -20,7 +20,14 @@ from agui_notebook._frameworks.adk import CONFIRMATION_SCHEMA, CONFIRMATION_TOOL
 from agui_notebook._frameworks.crewai import pause_from_event, reviewed_call, same_interrupt_again
 from agui_notebook._protocol.events import type_of
 from agui_notebook._state.items import ItemList, card_interrupt
-from tests.core._streams import ScriptedServer, interrupted, ok_run, run_finished, run_started, sse
+from tests.thread._streams import (
+    ScriptedServer,
+    interrupted,
+    ok_run,
+    run_finished,
+    run_started,
+    sse,
+)
 
 TRANSCRIPTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 TRANSFER_ARGS = {

@@ -1,4 +1,4 @@
-"""The rules of a chat view's HTML form, checked with a parser (tests/core, tests/widgets)."""
+"""The rules of a chat view's HTML form, checked with a parser (tests/view, tests/chat)."""
 
 from __future__ import annotations
 

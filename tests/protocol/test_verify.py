@@ -9,8 +9,7 @@ import pytest
 from agui_notebook import ProtocolError
 from agui_notebook._protocol.events import EventParser, type_of
 from agui_notebook._protocol.verify import OrderVerifier
-
-from ._streams import (
+from tests.thread._streams import (
     ev,
     flatten,
     interrupt,

@@ -13,7 +13,7 @@ from typing import Any
 import hypothesis.strategies as st
 from hypothesis import given
 
-from ._streams import (
+from tests.thread._streams import (
     frame,
     run_finished,
     run_started,
@@ -27,7 +27,7 @@ from ._streams import (
     tool_end,
     tool_start,
 )
-from .test_properties import FAST, SLOW, cuts_for, run_thread, segment
+from tests.thread.test_properties import FAST, SLOW, cuts_for, run_thread, segment
 
 SECRET = "sk-fastpath-0123456789"
 HEADERS = {"Authorization": f"Bearer {SECRET}"}

@@ -378,7 +378,7 @@ def test_view_repr_is_deterministic_for_nbval() -> None:
     assert repr(ChatView()) == "ChatView()"
     bundle = ChatView()._repr_mimebundle_()
     data = bundle[0] if isinstance(bundle, tuple) else bundle
-    # The display's text form is the transcript (tests/widgets/test_static_forms.py).
+    # The display's text form is the transcript (tests/view/test_static_forms.py).
     assert data["text/plain"] == "Status: idle"
 
 
