@@ -1,4 +1,4 @@
-"""The import graph of agui_notebook: no circles, and the layer rules of docs/architecture.md.
+"""The import graph of agui_notebook: no circles, and the rules of its rooms (docs/architecture.md).
 
 The graph is read from the source (AST), not from ``sys.modules``: every import counts, at the
 top of a module, inside a function (lazy) or under ``if TYPE_CHECKING:``, because each one is a
@@ -8,8 +8,11 @@ dependency a reader has to keep in mind and a circle through a lazy import is st
 from __future__ import annotations
 
 import ast
+import io
+import re
 import subprocess
 import sys
+import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,89 +115,100 @@ def closure(name: str) -> set[str]:
     return seen
 
 
-# ---------------------------------------------------------------------------------- the layers
-# Keep in step with docs/architecture.md ("Python layers"). Names are relative to agui_notebook.
+# ----------------------------------------------------------------------------------- the rooms
+# Keep in step with docs/architecture.md and each room's __init__ docstring ("May import").
+# Names are relative to agui_notebook; a module's room is its first component.
 
-CORE = {
-    "_errors", "_protocol.sse", "_protocol.events", "_protocol.verify", "_state.reducer", "_state.patch", "_decisions.interrupts", "_decisions.decision",
-    "_frameworks.common", "_frameworks.adk", "_frameworks.crewai", "_frameworks.langgraph", "_protocol.secrets", "_state.items",
-    "policies", "_version", "_state.a2ui", "_state.genui", "_protocol.wire", "_state.parts", "_decisions.audit", "_store.codec",
-    "_view.transcript", "_view.blocks", "_view.transcript_genui", "_view.html",
+ROOMS = {
+    "_protocol", "_frameworks", "_decisions", "_state", "_view", "_transports", "_notebook",
+    "_store", "_chat",
+}  # fmt: skip
+FLAT = {"__init__", "__main__", "policies", "record", "_errors", "_version", "_agent", "_thread",
+        "_record"}  # fmt: skip
+DEMO = "demo"
+BASE = {"_errors", "_version"}
+
+#: What each room (or flat module) may import besides itself and BASE. The faces (the package,
+#: record, __main__) may import anything; nothing imports them.
+MAY_IMPORT: dict[str, set[str]] = {
+    "_protocol": set(),
+    "_frameworks": set(),
+    "_decisions": {"_protocol", "_frameworks"},
+    "_state": {"_protocol", "_frameworks", "_decisions"},
+    "policies": {"_decisions", "_state"},
+    "_view": {"_state", "_decisions"},
+    "_transports": {"_protocol"},
+    "_notebook": set(),
+    "_thread": {"_protocol", "_frameworks", "_decisions", "_state", "_transports"},
+    "_store": {"_protocol", "_state", "_decisions", "_thread"},
+    "_chat": {"_thread", "_view", "_notebook", "_state", "_decisions", "_protocol", "policies"},
+    "_agent": {"_thread", "_store", "_chat", "_transports", "_protocol", DEMO},
+    "_record": {"_agent", "_decisions", "_protocol", "_transports", "policies"},
+}
+FACADES = {PACKAGE, "record", "__main__"}
+
+#: The pure core: no I/O, no event loop, no widgets. Whole rooms, and the pure modules of others.
+PURE_ROOMS = {"_protocol", "_frameworks", "_decisions", "_state"}
+PURE_MODULES = {
+    "_errors", "_version", "policies", "_view.transcript", "_view.blocks",
+    "_view.transcript_genui", "_view.html", "_store.codec", "_chat.rules",
 }  # fmt: skip
 # The protocol's own shapes (ag_ui.core, extended to 1.1): no client behaviour, so the demo, which
 # stands for a remote agent, may speak them too.
 PROTOCOL_MODELS = "_protocol.wire"
-EFFECTS = {
-    "_transports.http",
-    "_notebook.host",
-    "_view.widget",
-    "_view.static",
-    "_notebook.execute",
-    "_store.sqlite",
-}
-# The session layers, lowest first: each may import the ones before it, never one after it.
-SESSION = [
-    "_thread", "_store.journal", "_chat.surfaces",
-    "_chat.result", "_chat.streamer", "_chat.cards", "_chat.decider", "_chat.chat",  # Chat, in its parts
-    "_agent", "_record", "_store.cli",
-]  # fmt: skip
-FACADES = {PACKAGE, "record", "__main__"}
-DEMO = "demo"
 
 # Libraries that do I/O, run an event loop or draw widgets: never in the pure core.
 NOT_IN_CORE = {
     "asyncio", "threading", "socket", "subprocess", "httpx", "anywidget", "ipywidgets",
-    "traitlets", "IPython", "ipykernel", "uvicorn", "nbclient", "nbformat", "starlette",
+    "traitlets", "IPython", "ipykernel", "uvicorn", "nbclient", "nbformat", "starlette", "sqlite3",
 }  # fmt: skip
-# The one exception: _secrets reads URLs and requests with httpx's parsers (it sends nothing).
+# The one exception: secrets reads URLs and requests with httpx's parsers (it sends nothing).
 CORE_EXCEPTIONS = {("_protocol.secrets", "httpx")}
-# Each of these libraries belongs to one side-effect module (the demo server aside).
+# Each of these libraries belongs to the modules named (the demo server aside).
 OWNED = {
     "anywidget": {"_view.widget"},
     "traitlets": {"_view.widget"},
     "ipywidgets": {"_view.widget"},
-    "IPython": {
-        "_notebook.host",
-        "_chat.chat",
-    },  # _chat: display(view), showing the view in the cell
+    "IPython": {"_notebook.host"},
     "ipykernel": {"_notebook.host"},
     "marimo": {"_notebook.host"},  # what is running, and showing a view there
     "google": {"_notebook.host"},  # google.colab: its widget manager
     "nbclient": {"_notebook.execute"},
     "nbformat": {"_notebook.execute"},
+    "sqlite3": {"_store.sqlite"},
     "uvicorn": {"demo._server"},
-}
-# Side-effect modules use the core only; _widgets finds its front end through _static.
-EFFECT_EXCEPTIONS = {("_view.widget", "_view.static")}
+    # The network is the HTTP transport's; the agent takes your client and builds the demo's,
+    # recording is an httpx transport, secrets parse URLs, the demo's in-process transport.
+    "httpx": {
+        "_transports.http", "_transports.choose", "_agent", "_record", "_protocol.secrets",
+        "demo._transport",
+    },
+}  # fmt: skip
+#: Framework names that only _frameworks may use in code (comments and docstrings may cite them).
+FRAMEWORK_NAMES = re.compile(
+    r"langgraph|crewai|\badk\b|agent_framework|confirm_changes|microsoft|pydantic[_-]ai|strands",
+    re.IGNORECASE,
+)
 
 
 def _internal(name: str) -> set[str]:
     return {_short(m) for m in GRAPH[f"{PACKAGE}.{name}" if name != PACKAGE else PACKAGE].internal}
 
 
-# The rooms' __init__ modules: docstrings only.
-ROOMS = {"_protocol", "_state", "_decisions", "_frameworks", "_transports", "_store", "_view",
-         "_chat", "_notebook"}  # fmt: skip
-
-
-def _layer_of(name: str) -> str:
-    if name in ROOMS:
-        return "room"
-    if name in CORE:
-        return "core"
-    if name in EFFECTS:
-        return "effects"
-    if name in SESSION:
-        return "session"
-    if name in FACADES:
-        return "facade"
-    if name == DEMO or name.startswith(DEMO + "."):
-        return "demo"
-    return "unknown"
+def _room(name: str) -> str:
+    """The room (or flat module, or the package) a module belongs to."""
+    if name == PACKAGE:
+        return PACKAGE
+    first = name.split(".")[0]
+    return first
 
 
 def _names() -> Iterable[str]:
     return (_short(m) for m in GRAPH)
+
+
+def _is_pure(name: str) -> bool:
+    return _room(name) in PURE_ROOMS or name in PURE_MODULES
 
 
 # -------------------------------------------------------------------------------------- tests
@@ -206,6 +220,7 @@ def test_the_graph_is_read() -> None:
     assert "_errors" in _internal("_transports.http")
     assert "demo" in _internal("_agent")  # a lazy import, inside Agent.demo()
     assert {"httpx", "asyncio"} <= GRAPH[f"{PACKAGE}._transports.http"].external
+    assert "_frameworks.registry" in _internal("_state.reducer")
 
 
 def test_find_cycle_finds_and_prints_a_circle() -> None:
@@ -219,30 +234,131 @@ def test_no_import_circles() -> None:
         pytest.fail("import circle: " + " -> ".join(_short(m) for m in cycle))
 
 
-def test_every_module_has_a_layer() -> None:
-    unknown = sorted(n for n in _names() if _layer_of(n) == "unknown")
-    assert not unknown, f"add these modules to a layer in docs/architecture.md and here: {unknown}"
+def test_no_circles_between_rooms() -> None:
+    rooms: dict[str, set[str]] = {}
+    for name in _names():
+        room = _room(name)
+        deps = {_room(d) for d in _internal(name) if _room(d) != room}
+        if name == "demo.__main__":
+            deps.discard("__main__")  # `python -m agui_notebook.demo` runs the package's command
+        rooms.setdefault(room, set()).update(deps)
+    cycle = find_cycle(rooms)
+    assert cycle is None, "rooms import each other: " + " -> ".join(cycle or [])
 
 
-def test_the_core_imports_only_the_core() -> None:
+def test_the_package_is_rooms_and_a_few_flat_faces() -> None:
+    flat = sorted(p.stem for p in ROOT.glob("*.py"))
+    assert len(flat) <= 12, f"at most 12 flat modules: {flat}"
+    assert set(flat) == FLAT, "add a module to a room (or to FLAT and docs/architecture.md)"
+    rooms = {p.name for p in ROOT.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    assert rooms == ROOMS | {DEMO}
+
+
+@pytest.mark.parametrize("room", sorted(ROOMS))
+def test_each_room_says_what_it_owns_and_may_import(room: str) -> None:
+    init = ROOT / room / "__init__.py"
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    doc = ast.get_docstring(tree) or ""
+    assert len(doc.split()) >= 20, f"{room}/__init__.py: say what the room owns"
+    assert "May import" in doc, f"{room}/__init__.py: say what the room may import"
+    assert not GRAPH[f"{PACKAGE}.{room}"].internal, f"{room}/__init__.py imports nothing"
+
+
+def test_every_module_has_a_room() -> None:
+    unknown = sorted(
+        n for n in _names() if _room(n) not in ROOMS | FLAT | FACADES | {DEMO, PACKAGE}
+    )
+    assert not unknown, f"put these modules in a room: {unknown}"
+
+
+def test_each_room_imports_only_what_it_may() -> None:
     problems = []
-    for name in sorted(CORE):
-        for dep in sorted(_internal(name) - CORE):
-            problems.append(f"{name} imports {dep} ({_layer_of(dep)})")
+    for name in sorted(_names()):
+        room = _room(name)
+        if room in FACADES or room == DEMO or name in FACADES:
+            continue
+        allowed = MAY_IMPORT.get(room, set()) | BASE | {room}
+        for dep in sorted(_internal(name)):
+            if _room(dep) not in allowed:
+                problems.append(f"{name} imports {dep} (room {_room(dep)})")
+    assert not problems, "rooms import only what their docstring allows:\n" + "\n".join(problems)
+
+
+def test_the_core_is_pure() -> None:
+    problems = []
+    for name in sorted(n for n in _names() if _is_pure(n)):
+        for dep in sorted(_internal(name)):
+            if not _is_pure(dep):
+                problems.append(f"{name} imports {dep} (not pure)")
         for lib in sorted(GRAPH[f"{PACKAGE}.{name}"].external & NOT_IN_CORE):
             if (name, lib) not in CORE_EXCEPTIONS:
                 problems.append(f"{name} imports {lib}")
     assert not problems, "the pure core must stay pure:\n" + "\n".join(problems)
 
 
-def test_side_effect_modules_use_only_the_core() -> None:
+def test_frameworks_are_reached_only_through_the_registry() -> None:
     problems = [
-        f"{name} imports {dep} ({_layer_of(dep)})"
-        for name in sorted(EFFECTS)
-        for dep in sorted(_internal(name) - CORE)
-        if (name, dep) not in EFFECT_EXCEPTIONS
+        f"{n} imports {dep}"
+        for n in _names()
+        if _room(n) != "_frameworks"
+        for dep in sorted(_internal(n))
+        if _room(dep) == "_frameworks" and dep != "_frameworks.registry"
     ]
-    assert not problems, "\n".join(problems)
+    assert not problems, "ask _frameworks.registry, never a dialect:\n" + "\n".join(problems)
+
+
+def _code_names(path: Path) -> list[tuple[int, str]]:
+    """NAME and STRING tokens of a module's code: comments and docstrings left out."""
+    tokens = list(tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline))
+    skip = {tokenize.NL, tokenize.COMMENT}
+    out = []
+    for i, tok in enumerate(tokens):
+        if tok.type not in (tokenize.NAME, tokenize.STRING):
+            continue
+        if tok.type == tokenize.STRING:
+            j = i - 1
+            while j >= 0 and tokens[j].type in skip:
+                j -= 1
+            starts = (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
+            if j < 0 or tokens[j].type in starts:
+                continue  # a docstring (or a bare string statement)
+        out.append((tok.start[0], tok.string))
+    return out
+
+
+def test_no_framework_is_named_in_code_outside_its_dialect() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {text[:60]}"
+        for path in sorted(ROOT.rglob("*.py"))
+        if "_frameworks" not in path.parts and DEMO not in path.parts
+        for line, text in _code_names(path)
+        if FRAMEWORK_NAMES.search(text)
+    ]
+    assert not found, "a framework's quirk belongs in its dialect:\n" + "\n".join(found)
+
+
+def test_the_name_check_can_see_a_framework() -> None:
+    sample = ROOT / "_frameworks" / "langgraph.py"
+    assert any(FRAMEWORK_NAMES.search(text) for _, text in _code_names(sample))
+
+
+def test_the_run_loop_knows_no_framing() -> None:
+    deps = _internal("_thread")
+    assert {d for d in deps if _room(d) == "_transports"} == {"_transports.base"}
+    assert "_protocol.sse" not in deps
+    assert "httpx" not in GRAPH[f"{PACKAGE}._thread"].external
+
+
+def test_chat_is_composed_not_a_tower_of_mixins() -> None:
+    defined: dict[str, str] = {}
+    bases: list[tuple[str, str, str]] = []
+    for path in sorted((ROOT / "_chat").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                defined[node.name] = path.stem
+                bases += [(path.stem, node.name, ast.unparse(b)) for b in node.bases]
+    inherited = [f"{m}.{c}({b})" for m, c, b in bases if b.split(".")[-1] in defined]
+    assert "Chat" in defined and not inherited, f"a chat's parts inherit each other: {inherited}"
 
 
 def test_each_library_stays_in_its_module() -> None:
@@ -255,23 +371,12 @@ def test_each_library_stays_in_its_module() -> None:
     assert not problems, "\n".join(problems)
 
 
-def test_session_layers_import_only_downwards() -> None:
-    problems = []
-    for i, name in enumerate(SESSION):
-        for dep in sorted(_internal(name)):
-            if dep in SESSION[i + 1 :]:
-                problems.append(f"{name} imports {dep}, a layer above it")
-            if dep in FACADES:
-                problems.append(f"{name} imports the facade {dep}")
-    assert not problems, "\n".join(problems)
-
-
-def test_thread_knows_no_agent_and_policies_no_recording() -> None:
-    # The two edges that once closed the circle, checked by name so the message is plain.
-    assert not closure(f"{PACKAGE}._thread") & {f"{PACKAGE}.{m}" for m in ("_agent", "_chat.chat")}
-    assert not closure(f"{PACKAGE}.policies") & {
-        f"{PACKAGE}.{m}" for m in ("_record", "_agent", "_thread", "_transports.http", "_chat.chat")
-    }
+def test_thread_knows_no_agent_chat_or_store_and_policies_no_recording() -> None:
+    # The edges that once closed circles, checked by name so the message is plain.
+    thread = {_short(m) for m in closure(f"{PACKAGE}._thread")}
+    assert not {n for n in thread if _room(n) in {"_agent", "_chat", "_store", "_record"}}
+    policies = {_short(m) for m in closure(f"{PACKAGE}.policies")}
+    assert not {n for n in policies if _room(n) in {"_record", "_agent", "_thread", "_chat"}}
 
 
 def test_nothing_imports_the_facades() -> None:
@@ -291,18 +396,18 @@ def test_the_demo_is_a_separate_server() -> None:
     problems = [
         f"{n} imports {dep}"
         for n in _names()
-        if _layer_of(n) == "demo"
+        if _room(n) == DEMO
         for dep in sorted(_internal(n))
-        if _layer_of(dep) != "demo"
+        if _room(dep) != DEMO
         and dep != PROTOCOL_MODELS
         and not (n == "demo.__main__" and dep == "__main__")
     ]
     problems += [
         f"{n} imports {dep}"
         for n in _names()
-        if _layer_of(n) != "demo" and n not in {"_agent", "__main__"}
+        if _room(n) != DEMO and n not in {"_agent", "__main__"}
         for dep in sorted(_internal(n))
-        if _layer_of(dep) == "demo"
+        if _room(dep) == DEMO
     ]
     assert not problems, "\n".join(problems)
 

@@ -2,8 +2,10 @@
 
 A :class:`~agui_notebook._transports.base.Transport` opens one run and yields the event texts
 (one JSON text per AG-UI event), whatever carries them; HTTP+SSE (``http``) is the first. The
-run loop (``_thread``) consumes event texts and knows no framing. ``base`` picks a transport by
-name or by the URL's scheme (``Agent(url, transport=None)``).
+run loop (``_thread``) consumes event texts and knows no framing. ``choose`` picks a transport by
+name or by the URL's scheme (``Agent(url, transport=None)``): a new transport is a module here
+and one entry there.
 
-May import: ``_protocol``, ``_errors``; the network libraries (httpx) live here and nowhere else.
+May import: ``_protocol``, ``_errors``. Requests go out from here only (httpx's client is used
+elsewhere only as a type, a test seam or the demo's in-process client).
 """
