@@ -553,7 +553,7 @@ class RunStream:
                 body, forwarded_props=self._forwarded, max_event_bytes=agent.max_event_bytes
             ) as stream:
                 # Server text is scrubbed of the credentials sent, before it is parsed: every
-                # message, result, error and card made from it is clean (_secrets.py).
+                # message, result, error and card made from it is clean (_protocol/secrets.py).
                 parse = parser.parse
                 if transport.scrubber:
                     parse = EventGuard(transport.scrubber, parse, type_of).parse

@@ -7,7 +7,7 @@ the front end with the renderer the registry names for its type:
 - ``tree``: any content, as a titled, collapsible value tree (the default);
 - ``checklist``: a plan or checklist with its progress (``PLAN``, ``checklist``, ``todo``...);
 - ``search``: a search with its query, status, count and results (``SEARCH``...);
-- ``a2ui``: A2UI surfaces (``a2ui-surface``; see ``_a2ui``).
+- ``a2ui``: A2UI surfaces (``a2ui-surface``; see ``_state.a2ui``).
 
 Users map their own types to these renderers from Python, with JSON Pointers to the fields
 (:func:`register_activity_renderer`), so the common cases need no JavaScript.

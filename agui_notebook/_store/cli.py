@@ -16,8 +16,8 @@ from typing import Any, TextIO
 
 from .._decisions.audit import AuditEntry, canonical_json
 from .._errors import StoreError
+from .backend import StoreBackend, open_store
 from .journal import STORE_ENV, resolve_store
-from .sqlite import Store
 
 __all__ = ["add_store_commands", "run_audit", "run_threads"]
 
@@ -72,8 +72,8 @@ def _path(args: argparse.Namespace) -> Path:
     return path
 
 
-def _open(args: argparse.Namespace) -> Store:
-    return Store(_path(args), readonly=True)
+def _open(args: argparse.Namespace) -> StoreBackend:
+    return open_store(_path(args), readonly=True)
 
 
 def _nothing_yet(args: argparse.Namespace) -> bool:
@@ -142,14 +142,14 @@ def run_audit(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             f"audit log BROKEN at record {problem.seq}: {problem.problem}: {problem.detail}",
             file=out,
         )
-        print(f"({count} records read from {store.path})", file=out)
+        print(f"({count} records read from {store.where})", file=out)
         return 1
     if count == 0:
-        print(f"audit log intact: no records yet ({store.path})", file=out)
+        print(f"audit log intact: no records yet ({store.where})", file=out)
     else:
         last = head[1] if head else "?"
         noun = "record" if count == 1 else "records"
-        print(f"audit log intact: {count} {noun}; head {last} ({store.path})", file=out)
+        print(f"audit log intact: {count} {noun}; head {last} ({store.where})", file=out)
     return 0
 
 

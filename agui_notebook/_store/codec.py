@@ -3,7 +3,7 @@
 A committed thread becomes a :class:`ThreadRow` (its messages, state, tool calls, pending
 interrupts with everything a card needs, the interrupts its last resume answered) and each
 committed run a :class:`RunRow` summary. Every text that goes into a row passes through the shared
-``_secrets.Scrubber`` of the credential values the agent knows, so a token the server echoed into
+``_protocol.secrets.Scrubber`` of the credential values the agent knows, so a token the server echoed into
 a message, the state or an interrupt is stored as ``<redacted>``.
 """
 
@@ -27,6 +27,7 @@ from .._state.reducer import ThreadSnapshot, ToolCallInfo
 __all__ = [
     "RestoredThread",
     "RunRow",
+    "StoredThreadData",
     "ThreadRow",
     "ThreadSummary",
     "decode_thread",
@@ -63,6 +64,23 @@ class ThreadSummary:
             f"ThreadSummary(id={self.id!r}, updated_at={self.updated_at.isoformat()!r}, "
             f"pending={self.pending}, messages={self.messages}, title={self.title!r})"
         )
+
+
+@dataclass(frozen=True)
+class StoredThreadData:
+    """A thread's row as read back (JSON texts), with its runs' summaries in order."""
+
+    agent_url: str
+    id: str
+    created_at: str
+    updated_at: str
+    last_run_id: str | None
+    messages: str
+    state: str
+    tool_calls: str
+    pending: str
+    answered: str
+    runs: list[tuple[str, dict[str, Any]]]
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,11 @@ from .._decisions.decision import Decision
 from .._decisions.interrupts import PendingInterrupt
 from .._errors import StoreError, StoreUnavailable, StoreWarning
 from .._protocol.secrets import Scrubber
+from .backend import StoreBackend, open_store
 from .codec import ThreadSummary, decode_thread, encode_run, encode_thread
 
 if TYPE_CHECKING:
     from .._thread import RunStream, Thread
-    from .sqlite import Store
 
 __all__ = ["STORE_ENV", "Journal", "default_store_path", "resolve_store"]
 
@@ -67,7 +67,7 @@ class Journal:
         self.path = path
         self.agent_url = agent_url
         self._scrubber = scrubber
-        self._store: Store | None = None
+        self._store: StoreBackend | None = None
         self._disabled: StoreError | None = None
         self._warned = False
         self._backlog: list[AuditEntry] = []
@@ -82,15 +82,13 @@ class Journal:
 
     # -- the store, opened once ----------------------------------------------------------
 
-    def store(self) -> Store:
+    def store(self) -> StoreBackend:
         """The open store; raises the typed :class:`StoreError` that disabled it."""
         if self._disabled is not None:
             raise self._disabled
         if self._store is None:
-            from .sqlite import Store  # sqlite3 is imported by the first run that commits
-
-            try:
-                self._store = Store(self.path)
+            try:  # opened by the first run that commits
+                self._store = open_store(self.path)
             except StoreError as exc:
                 self._disabled = exc
                 raise
@@ -102,7 +100,7 @@ class Journal:
         if store is not None:
             store.close()
 
-    def _usable(self) -> Store | None:
+    def _usable(self) -> StoreBackend | None:
         try:
             return self.store()
         except StoreError as exc:

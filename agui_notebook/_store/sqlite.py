@@ -12,7 +12,7 @@
   ones (SQLite's WAL guarantee), never corrupt the file.
 
 Every failure is one of the typed :class:`StoreError` s; callers that run agents turn them into a
-:class:`StoreWarning` and go on without the store (``_durable.py``).
+:class:`StoreWarning` and go on without the store (``_store.journal``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import sqlite3
 import stat
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -39,7 +38,7 @@ from .._decisions.audit import (
     verify_chain,
 )
 from .._errors import StoreCorrupt, StoreError, StoreUnavailable, StoreVersionError
-from .codec import RunRow, ThreadRow, ThreadSummary, summary_from_row
+from .codec import RunRow, StoredThreadData, ThreadRow, ThreadSummary, summary_from_row
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "Store", "StoredThreadData"]
 
@@ -89,23 +88,6 @@ CREATE INDEX audit_by_thread ON audit (agent_url, thread_id, seq);
 #: (version, script) in order: a file at version N runs every script above N, in one transaction.
 MIGRATIONS: list[tuple[int, str]] = [(1, _SCHEMA_V1)]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
-
-
-@dataclass(frozen=True)
-class StoredThreadData:
-    """A thread's row as read back (JSON texts), with its runs' summaries in order."""
-
-    agent_url: str
-    id: str
-    created_at: str
-    updated_at: str
-    last_run_id: str | None
-    messages: str
-    state: str
-    tool_calls: str
-    pending: str
-    answered: str
-    runs: list[tuple[str, dict[str, Any]]]
 
 
 class Store:
@@ -180,6 +162,10 @@ class Store:
             conn.close()
             raise _store_error(exc, path, "open") from None
         return conn
+
+    @property
+    def where(self) -> str:
+        return str(self.path)
 
     def close(self) -> None:
         with self._lock:

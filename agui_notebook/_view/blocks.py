@@ -1,8 +1,8 @@
 """The transcript's building blocks: lines a person reads, grouped in blocks, and the helpers that
 turn values into such lines. Pure: no I/O.
 
-``_transcript`` (chat items, document, text) and ``_transcript_genui`` (activity and A2UI items)
-build blocks; ``_transcript_html`` writes them as HTML.
+``_view.transcript`` (chat items, document, text) and ``_view.transcript_genui`` (activity and A2UI items)
+build blocks; ``_view.html`` writes them as HTML.
 """
 
 from __future__ import annotations

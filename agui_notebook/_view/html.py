@@ -1,6 +1,6 @@
 """A chat view's transcript as inert HTML in the card's look: its ``text/html``. Pure: no I/O.
 
-The same blocks as the text (``_transcript.document``), and inert by construction: every string
+The same blocks as the text (``_view.transcript.document``), and inert by construction: every string
 from data goes through ``html.escape``, the tags come from :data:`TAGS`, the only attribute is
 ``class`` with values from :data:`CLASSES`, and the one ``<style>`` element holds our own
 :data:`STYLESHEET`. No script, no event handler, no URL and no style from data.

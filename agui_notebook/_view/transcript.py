@@ -5,7 +5,7 @@ and nbval see a chat view through the ``text/plain`` and ``text/html`` of its di
 built from the :class:`Block` s of :func:`document`: the view's items, state, audit and status in
 the order the live view shows them, one line per thing a person sees, and nothing that changes
 between runs (no ids, times, addresses or durations), so nbval can compare them. This module
-writes them as text; ``_transcript_html`` writes the same blocks as inert HTML.
+writes them as text; ``_view.html`` writes the same blocks as inert HTML.
 
 Item kinds plug in by name with :func:`register_item_kind`. A kind nobody registered is shown by
 a generic, deterministic fallback (its readable fields, and the names of the others), never
