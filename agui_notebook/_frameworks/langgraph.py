@@ -106,13 +106,7 @@ def _event_value(event: Any) -> Any:
     raw = event.raw_event
     if isinstance(raw, dict) and "value" in raw:
         return raw["value"]
-    value = event.value
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
+    return json_or_text(event.value)
 
 
 def _first(fields: dict[str, Any], *keys: str) -> Any:
