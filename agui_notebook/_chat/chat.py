@@ -95,10 +95,8 @@ class Chat:
         self.streamer = Streamer()
         self.deck = CardDeck(thread, self.rules, self.streamer)
         #: Actions on A2UI surfaces (clicks, policies, code), each sent once.
-        self.surfaces = SurfaceActions(thread, self.rules, self.deck, self.streamer, self)
-        self.decider = Decider(
-            thread, self.rules, self.deck, self.streamer, self.host, self.surfaces
-        )
+        self.surfaces = SurfaceActions(self.deck, self)
+        self.decider = Decider(self.deck, self.host, self.surfaces)
         self.views: list[ChatView] = []
         #: The loop the chat's turns run on (clicks are handed to it); None before the first.
         self._loop: asyncio.AbstractEventLoop | None = None

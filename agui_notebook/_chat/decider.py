@@ -48,21 +48,22 @@ __all__ = ["Decider"]
 class Decider:
     """How a chat decides its cards."""
 
-    def __init__(
-        self,
-        thread: Thread,
-        rules: ChatRules,
-        deck: CardDeck,
-        streamer: Streamer,
-        host: Host,
-        surfaces: SurfaceActions,
-    ) -> None:
-        self.thread = thread
-        self.rules = rules
+    def __init__(self, deck: CardDeck, host: Host, surfaces: SurfaceActions) -> None:
         self.deck = deck
-        self.streamer = streamer
         self.host = host
         self.surfaces = surfaces
+
+    @property
+    def thread(self) -> Thread:
+        return self.deck.thread
+
+    @property
+    def rules(self) -> ChatRules:
+        return self.deck.rules
+
+    @property
+    def streamer(self) -> Streamer:
+        return self.deck.streamer
 
     async def settle(
         self, view: ChatView, interrupts: list[PendingInterrupt], card: Card | None = None

@@ -24,11 +24,9 @@ from typing import Any, Protocol
 from .._errors import AGUIError
 from .._state.a2ui import SurfaceAction, action_problem, forwarded_props
 from .._state.items import ItemList
-from .._thread import RunResult, Thread
+from .._thread import RunResult
 from .._view.widget import A2UIActionMessage, A2UIRetryMessage, ChatView
 from .cards import CardDeck
-from .rules import ChatRules
-from .streamer import Streamer
 
 __all__ = ["MAX_FOLLOW_UPS", "SurfaceActions", "Turns"]
 
@@ -56,18 +54,9 @@ class _Action:
 class SurfaceActions:
     """The surface actions of one chat."""
 
-    def __init__(
-        self,
-        thread: Thread,
-        rules: ChatRules,
-        deck: CardDeck,
-        streamer: Streamer,
-        turns: Turns,
-    ) -> None:
-        self.thread = thread
-        self.rules = rules
+    def __init__(self, deck: CardDeck, turns: Turns) -> None:
+        #: The chat's deck: its thread, rules and streamer, and the audit actions land in.
         self.deck = deck
-        self.streamer = streamer
         self.turns = turns
         self._queued: dict[int, list[_Action]] = {}
         self._in_turn: set[int] = set()
@@ -159,7 +148,7 @@ class SurfaceActions:
     # -- internals ------------------------------------------------------------------------
 
     async def _policy_action(self, view: ChatView) -> RunResult | None:
-        policy = self.rules.policy
+        policy = self.deck.rules.policy
         act = getattr(policy, "act", None)
         if policy is None or not callable(act):
             return None
@@ -229,12 +218,12 @@ class SurfaceActions:
         deck.audit[:] = [r for r in deck.audit if r["card"] != key]
         deck.audit.append(record)
         deck.sync_audit(view)
-        self.streamer.push(view, view.state, force=True)
+        self.deck.streamer.push(view, view.state, force=True)
         return action
 
     async def _run(self, action: _Action) -> RunResult | None:
         view, sid = action.view, action.surface_id
-        thread = self.thread
+        thread = self.deck.thread
         while thread.busy:  # another run on this thread (a cell still streaming): go after it
             await asyncio.sleep(0.02)
         if thread.pending:
@@ -244,7 +233,9 @@ class SurfaceActions:
         surface = view.item_list.genui.surface(sid)
         props = forwarded_props(action.user_action, surface)
         try:
-            result = await self.streamer.stream(view, thread.stream(None, forwarded_props=props))
+            result = await self.deck.streamer.stream(
+                view, thread.stream(None, forwarded_props=props)
+            )
         except AGUIError as exc:
             self._settle(action, "failed", error=f"{type(exc).__name__}: {exc}")
             self._outcome(action, f"failed: {type(exc).__name__}")
@@ -256,7 +247,7 @@ class SurfaceActions:
     def _settle(self, action: _Action, status: str, **changes: Any) -> None:
         items: ItemList = action.view.item_list
         items.genui.set_action(action.surface_id, items.put, status=status, **changes)
-        self.streamer.push(action.view, action.view.state, force=True)
+        self.deck.streamer.push(action.view, action.view.state, force=True)
 
     def _outcome(self, action: _Action, outcome: str) -> None:
         for record in self.deck.audit:

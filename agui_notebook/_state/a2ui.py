@@ -26,6 +26,8 @@ from decimal import ROUND_HALF_UP, Decimal, localcontext
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from .._decisions.interrupts import parse_expiry
+
 __all__ = [
     "A2UI_ACTIVITY_TYPE",
     "A2UI_VERSION",
@@ -382,15 +384,7 @@ def _format_date(value: Any, fmt: str) -> str:
         except (OverflowError, OSError, ValueError):
             moment = None
     elif isinstance(value, str):
-        text = value.strip()
-        if text.endswith(("Z", "z")):
-            text = text[:-1] + "+00:00"
-        try:
-            moment = datetime.fromisoformat(text)
-        except ValueError:
-            moment = None
-        if moment is not None and moment.tzinfo is None:
-            moment = moment.replace(tzinfo=timezone.utc)
+        moment = parse_expiry(value)  # ISO 8601, "Z" read, no zone read as UTC (as JS does)
     if moment is None:
         return _text(value)
     moment = moment.astimezone(timezone.utc)
