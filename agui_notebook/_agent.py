@@ -43,8 +43,10 @@ class Agent:
 
     ``store`` is the SQLite file that keeps this agent's threads and decisions (see
     ``agent.thread(id)``, ``agent.threads()``), or None to keep nothing. By default the
-    ``AGUI_NOTEBOOK_STORE`` environment variable (a path, or ``off``), else ``store.sqlite3`` in
-    the user's data directory. Credentials are never stored.
+    ``AGUI_NOTEBOOK_STORE`` environment variable (a path, or ``off``), else, in a notebook a
+    person decides in, ``store.sqlite3`` in the user's data directory, and nothing in a script, a
+    test or a notebook run headless under ``AGUI_NOTEBOOK_POLICY`` (docs/store.md). Credentials
+    are never stored.
     """
 
     def __init__(

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ._store import Store
     from ._thread import RunStream, Thread
 
-__all__ = ["STORE_ENV", "Journal", "default_store_path", "resolve_store"]
+__all__ = ["STORE_ENV", "Journal", "a_person_decides_here", "default_store_path", "resolve_store"]
 
 #: The environment variable that chooses the store: a path, or ``off``.
 STORE_ENV = "AGUI_NOTEBOOK_STORE"
@@ -46,9 +46,16 @@ def default_store_path() -> Path:
     return Path(platformdirs.user_data_dir("agui-notebook", appauthor=False)) / STORE_FILE
 
 
-def resolve_store(store: str | os.PathLike[str] | None, *, given: bool) -> Path | None:
+def resolve_store(
+    store: str | os.PathLike[str] | None, *, given: bool, interactive: bool | None = None
+) -> Path | None:
     """The store file to use: ``store`` when given (None: none), else the environment's
-    ``AGUI_NOTEBOOK_STORE`` (``off`` disables), else :func:`default_store_path`."""
+    ``AGUI_NOTEBOOK_STORE`` (``off`` disables), else :func:`default_store_path` where a person
+    decides in a notebook (``interactive``; None: :func:`a_person_decides_here`), else none.
+
+    Without a notebook front end (a script, a test, a notebook run headless under a policy)
+    nobody comes back to a pending card, and a default file shared by every such run would hand
+    one run the threads an earlier one left: those keep nothing unless asked (docs/store.md)."""
     if given:
         return None if store is None else Path(store).expanduser()
     env = os.environ.get(STORE_ENV, "").strip()
@@ -56,7 +63,18 @@ def resolve_store(store: str | os.PathLike[str] | None, *, given: bool) -> Path 
         return None
     if env:
         return Path(env).expanduser()
-    return default_store_path()
+    if interactive is None:
+        interactive = a_person_decides_here()
+    return default_store_path() if interactive else None
+
+
+def a_person_decides_here() -> bool:
+    """A notebook front end runs this process (a Jupyter kernel, Colab, marimo edit or run) and
+    no ``AGUI_NOTEBOOK_POLICY`` decides for the person (nbval, nbclient, papermill set one)."""
+    from . import policies
+    from ._waiting import kernel_support  # reads sys.modules only: imports nothing
+
+    return kernel_support().in_kernel and not os.environ.get(policies.ENV_VAR, "").strip()
 
 
 class Journal:
