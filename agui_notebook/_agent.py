@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from ._notebook.host import kernel_support
 from ._protocol.secrets import redact_url
 from ._protocol.sse import DEFAULT_MAX_EVENT_BYTES
 from ._store.codec import ThreadSummary
@@ -17,13 +18,21 @@ from ._thread import Thread
 from ._transports.base import Transport
 from ._transports.choose import make_transport
 from ._transports.http import make_timeout, safe_url
+from .policies import ENV_VAR as POLICY_ENV
 
 if TYPE_CHECKING:
     from ._chat.chat import Chat
 
-__all__ = ["Agent"]
+__all__ = ["Agent", "a_person_decides_here"]
 
 _UNSET: Any = object()
+
+
+def a_person_decides_here() -> bool:
+    """A notebook front end runs this process (a Jupyter kernel, Colab, marimo edit or run) and
+    no ``AGUI_NOTEBOOK_POLICY`` decides for the person (nbval, nbclient, papermill set one): only
+    then does an agent keep its threads in the default store (docs/store.md)."""
+    return kernel_support().in_kernel and not os.environ.get(POLICY_ENV, "").strip()
 
 
 class Agent:
@@ -49,8 +58,10 @@ class Agent:
 
     ``store`` is the SQLite file that keeps this agent's threads and decisions (see
     ``agent.thread(id)``, ``agent.threads()``), or None to keep nothing. By default the
-    ``AGUI_NOTEBOOK_STORE`` environment variable (a path, or ``off``), else ``store.sqlite3`` in
-    the user's data directory. Credentials are never stored.
+    ``AGUI_NOTEBOOK_STORE`` environment variable (a path, or ``off``), else, in a notebook a
+    person decides in, ``store.sqlite3`` in the user's data directory, and nothing in a script, a
+    test or a notebook run headless under ``AGUI_NOTEBOOK_POLICY`` (docs/store.md). Credentials
+    are never stored.
     """
 
     def __init__(
@@ -89,7 +100,9 @@ class Agent:
         self.demo_app: Any = None
         #: The store file (None: nothing is kept). Opened at the first run that commits.
         self.store_path: Path | None = resolve_store(
-            None if store is _UNSET else store, given=store is not _UNSET
+            None if store is _UNSET else store,
+            given=store is not _UNSET,
+            interactive=a_person_decides_here,
         )
         self._journal = (
             None

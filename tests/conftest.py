@@ -1,10 +1,14 @@
 """Nothing a test runs reaches the user's data directory: every store is a temporary file.
 
-``Agent`` keeps threads in ``AGUI_NOTEBOOK_STORE`` (default: the user's data directory). Kernels,
-Jupyter servers and subprocesses a test starts inherit the variable, so they write there too.
+``Agent`` keeps threads in ``AGUI_NOTEBOOK_STORE`` (default, in a notebook: the user's data
+directory). Kernels, Jupyter servers and subprocesses a test starts inherit the variable, so they
+write there too.
 It is set for the whole session when pytest starts (so servers and kernels that module- or
 session-scoped fixtures start before any test are covered), and to a file of its own for each
 test.
+
+It also loads the Hypothesis profile (``HYPOTHESIS_PROFILE``: ``ci`` by default, ``nightly`` for a
+long run; tests/_hypothesis.py) before any test module is imported.
 """
 
 from __future__ import annotations
@@ -17,7 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from tests import _hypothesis
 from tests.front_end import fake_host  # noqa: F401  (a fixture for every test)
+
+_hypothesis.load()
 
 _SESSION_DIR = tempfile.mkdtemp(prefix="agui-test-store-")
 

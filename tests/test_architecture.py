@@ -142,7 +142,17 @@ MAY_IMPORT: dict[str, set[str]] = {
     "_thread": {"_protocol", "_frameworks", "_decisions", "_state", "_transports"},
     "_store": {"_protocol", "_state", "_decisions", "_thread"},
     "_chat": {"_thread", "_view", "_notebook", "_state", "_decisions", "_protocol", "policies"},
-    "_agent": {"_thread", "_store", "_chat", "_transports", "_protocol", DEMO},
+    # The agent also asks the notebook whether a person decides here (the default store).
+    "_agent": {
+        "_thread",
+        "_store",
+        "_chat",
+        "_transports",
+        "_protocol",
+        "_notebook",
+        "policies",
+        DEMO,
+    },
     "_record": {"_agent", "_decisions", "_protocol", "_transports", "policies"},
 }
 FACADES = {PACKAGE, "record", "__main__"}

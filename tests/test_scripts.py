@@ -21,7 +21,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "test"
 SUMMARY = ROOT / "scripts" / "_summary.sh"
-CHECKS = ["vitest", "tsc", "bundle", "ruff", "mypy", "build", "core-agui1", "pytest", "browser"]
+CHECKS = [
+    "vitest", "tsc", "bundle", "ruff", "mypy", "build", "docs", "core-agui1", "pytest", "browser",
+]  # fmt: skip
+#: CI gives a run 90 minutes, set-up included; the checks' limits must leave room for set-up.
+CI_SECONDS = 90 * 60
+SUITE_BUDGET = 80 * 60
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -45,6 +50,7 @@ def summarize(
         f"STEP_NAMES={array([n for n, _ in steps])}\n"
         f"STEP_STATUS={array([s for _, s in steps])}\n"
         f"STEP_SECS={array(['1'] * len(steps))}\n"
+        f"STEP_LIMIT={array(['60'] * len(steps))}\n"
         f"SUBSET_NOTES={array(list(notes))}\n"
         "summarize 42\n"
     )
@@ -153,6 +159,50 @@ def test_ci_refuses_a_narrowed_run_whatever_its_spelling(ci: str) -> None:
     rc, out = run_script(AGUI_TEST_DRY_RUN="1", AGUI_TEST_ONLY="ruff", CI=ci)
     assert rc != 0 and "CI runs every check" in out.replace(f"(CI={ci}) ", "")
     assert "SUCCESS" not in out
+
+
+def step_limits() -> dict[str, int]:
+    text = SCRIPT.read_text(encoding="utf-8")
+    table = re.search(r"^declare -A STEP_LIMITS=\((.*?)^\)", text, re.MULTILINE | re.DOTALL)
+    assert table is not None, "scripts/test has no STEP_LIMITS table"
+    return {k: int(v) for k, v in re.findall(r"\[([\w-]+)\]=(\d+)", table.group(1))}
+
+
+def test_every_check_has_a_limit_and_the_limits_fit_in_ci() -> None:
+    """The limits once added up to more than CI's whole run (three pytest steps of 45 minutes and
+    nbval's 20): a slow suite was cut off by CI with no summary instead of failing its step."""
+    text = SCRIPT.read_text(encoding="utf-8")
+    limits = step_limits()
+    listed = re.search(r"^CHECKS=\(([^)]*)\)", text, re.MULTILINE)
+    assert listed is not None and sorted(limits) == sorted(listed.group(1).split())
+    budget = re.search(r"^SUITE_BUDGET=(\d+)$", text, re.MULTILINE)
+    assert budget is not None and int(budget.group(1)) == SUITE_BUDGET < CI_SECONDS
+    assert sum(limits.values()) <= SUITE_BUDGET, limits
+    assert all(v > 0 for v in limits.values())
+    # Every command a check runs goes through the limit: no bare timeout or unlimited pytest.
+    assert "PYTEST_STEP_TIMEOUT" not in text and text.count("timeout --signal") == 1
+
+
+def test_the_summary_prints_each_steps_time_and_limit() -> None:
+    rc, out = run_script(AGUI_TEST_DRY_RUN="1")
+    assert rc == 2  # a dry run is PARTIAL
+    limits = step_limits()
+    rows = {
+        m.group(1): m.group(2)
+        for m in re.finditer(r"^([\w-]+)\s+not run \(dry run\)\s+0\s+(\S+)$", out, re.MULTILINE)
+    }
+    assert {name: rows.get(name) for name in limits} == {k: str(v) for k, v in limits.items()}
+    assert rows["venv"] == "-" and rows["venv-docs"] == "-"  # set-up: timed, not limited
+    assert f"limits of the checks: {sum(limits.values())}s of a {SUITE_BUDGET}s budget" in out
+
+
+def test_the_docs_step_builds_the_site_strictly() -> None:
+    text = SCRIPT.read_text(encoding="utf-8")
+    body = text[text.index("check_docs() {") : text.index("}", text.index("check_docs() {"))]
+    assert "scripts/docs" in body and "$BUILD_DIR/site" in body
+    assert "AGUI_NOTEBOOK_DOCS_SITE" in text  # the pytest step checks that build
+    docs = (ROOT / "scripts" / "docs").read_text(encoding="utf-8")
+    assert 'mkdocs" build --strict' in docs
 
 
 def test_an_unknown_check_name_is_refused_not_silently_run_as_nothing() -> None:

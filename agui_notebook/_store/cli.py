@@ -66,7 +66,8 @@ def _store_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _path(args: argparse.Namespace) -> Path:
-    path = resolve_store(args.store, given=args.store is not None)
+    # The notebooks' store: a shell is where a person reads what their notebooks kept.
+    path = resolve_store(args.store, given=args.store is not None, interactive=lambda: True)
     if path is None:
         raise StoreError(f"no store: {STORE_ENV} is 'off' (pass --store PATH)")
     return path

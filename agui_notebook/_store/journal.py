@@ -46,9 +46,16 @@ def default_store_path() -> Path:
     return Path(platformdirs.user_data_dir("agui-notebook", appauthor=False)) / STORE_FILE
 
 
-def resolve_store(store: str | os.PathLike[str] | None, *, given: bool) -> Path | None:
+def resolve_store(
+    store: str | os.PathLike[str] | None, *, given: bool, interactive: Callable[[], bool]
+) -> Path | None:
     """The store file to use: ``store`` when given (None: none), else the environment's
-    ``AGUI_NOTEBOOK_STORE`` (``off`` disables), else :func:`default_store_path`."""
+    ``AGUI_NOTEBOOK_STORE`` (``off`` disables), else :func:`default_store_path` where a person
+    decides in a notebook (``interactive()``, asked only then), else none.
+
+    Without a notebook front end (a script, a test, a notebook run headless under a policy)
+    nobody comes back to a pending card, and a default file shared by every such run would hand
+    one run the threads an earlier one left: those keep nothing unless asked (docs/store.md)."""
     if given:
         return None if store is None else Path(store).expanduser()
     env = os.environ.get(STORE_ENV, "").strip()
@@ -56,7 +63,7 @@ def resolve_store(store: str | os.PathLike[str] | None, *, given: bool) -> Path 
         return None
     if env:
         return Path(env).expanduser()
-    return default_store_path()
+    return default_store_path() if interactive() else None
 
 
 class Journal:

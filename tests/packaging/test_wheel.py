@@ -14,13 +14,17 @@ How the install stays fast and still honest:
   download of ~80 packages; the child then checks every `Requires-Dist` of the installed wheel
   is satisfied, which is what a real install would have had to resolve;
 - the child runs with `python -I`, PATH set to the new venv's bin only (no node, no npm), from a
-  temp cwd, and asserts `agui_notebook` was imported from the new venv, not from this checkout.
+  temp cwd, and asserts `agui_notebook` was imported from the new venv, not from this checkout,
+  and that the helper the chat view loads its front end through (`chat_js_path()`, wherever it
+  lives in the package) names the installed `static/chat.js`: always checked, never skipped.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -33,7 +37,25 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 CHAT_JS = REPO_ROOT / "agui_notebook" / "static" / "chat.js"
 WHEEL_CHAT_JS = "agui_notebook/static/chat.js"
 
-CHILD = r"""
+
+def helper_module(pkg: Path) -> str:
+    """The dotted name of the one module of the package ``pkg`` that defines ``chat_js_path()``,
+    the path the chat view loads its front end from. Found by reading the files, so the check
+    does not depend on where the module lives (the package is being split into subpackages);
+    none, or more than one, fails the check instead of skipping it."""
+    found = sorted(
+        ".".join(path.relative_to(pkg.parent).with_suffix("").parts)
+        for path in pkg.rglob("*.py")
+        if re.search(r"^def chat_js_path\(", path.read_text(encoding="utf-8"), re.MULTILINE)
+    )
+    assert len(found) == 1, f"expected one module of {pkg} defining chat_js_path(), found {found}"
+    return found[0]
+
+
+CHILD = (
+    "import re\nfrom pathlib import Path\n"
+    + inspect.getsource(helper_module)
+    + r"""
 import importlib.metadata as md
 import json, pathlib, shutil, sys
 from packaging.requirements import Requirement
@@ -48,16 +70,8 @@ prefix = pathlib.Path(sys.prefix).resolve()
 assert pkg.is_relative_to(prefix), f"agui_notebook imported from {pkg}, not from {prefix}"
 chat = pkg / "static" / "chat.js"
 
-helper = None
-try:
-    from agui_notebook._view import static as _static
-except ImportError:
-    _static = None
-for name in ("chat_js_path", "chat_js", "esm_path"):
-    fn = getattr(_static, name, None)
-    if callable(fn):
-        helper = str(pathlib.Path(fn()).resolve())
-        break
+import importlib
+helper = str(pathlib.Path(importlib.import_module(helper_module(pkg)).chat_js_path()).resolve())
 
 unsatisfied = []
 for text in md.requires("agui-notebook") or []:
@@ -81,6 +95,7 @@ print(json.dumps({
     "unsatisfied": unsatisfied,
 }))
 """
+)
 
 
 @pytest.fixture(scope="module")
@@ -152,6 +167,20 @@ def test_installed_wheel_works_without_node(wheel: Path, tmp_path: Path) -> None
     assert result["chat_exists"], f"no static/chat.js in {result['package']}"
     assert result["chat"].strip(), "static/chat.js is empty"
     assert "export default" in result["chat"]
-    if result["helper"] is not None:
-        assert result["helper"] == result["chat_path"]
+    assert result["helper"] == result["chat_path"]  # the view loads the installed file
     assert result["unsatisfied"] == []
+
+
+def test_the_helper_is_found_wherever_it_lives_and_its_absence_fails(tmp_path: Path) -> None:
+    """The check used to pass silently when it could not import the helper (a guessed module
+    name, then ``if helper is not None``): moved or renamed, it was simply not checked."""
+    assert helper_module(REPO_ROOT / "agui_notebook").startswith("agui_notebook.")
+    pkg = tmp_path / "agui_notebook"
+    (pkg / "_view").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "_view" / "__init__.py").write_text("")
+    (pkg / "_view" / "_static.py").write_text("def chat_js_path():\n    return None\n")
+    assert helper_module(pkg) == "agui_notebook._view._static"
+    (pkg / "_view" / "_static.py").write_text("def esm_path():\n    return None\n")
+    with pytest.raises(AssertionError, match="found \\[\\]"):
+        helper_module(pkg)

@@ -20,9 +20,10 @@ from pydantic import BaseModel
 
 from agui_notebook import ProtocolError
 from agui_notebook._protocol.events import _FAST, EventParser
+from tests._hypothesis import examples
 
 MANY = settings(
-    deadline=None, max_examples=800, database=None, suppress_health_check=[HealthCheck.too_slow]
+    deadline=None, max_examples=examples(800), suppress_health_check=[HealthCheck.too_slow]
 )
 
 _VALID: dict[str, dict[str, Any]] = {

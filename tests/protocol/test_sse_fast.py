@@ -25,10 +25,11 @@ from hypothesis import HealthCheck, example, given, settings
 
 from agui_notebook import ProtocolError
 from agui_notebook._protocol.sse import SSEDataDecoder, SSEMessage, SSEStreamDecoder
+from tests._hypothesis import examples
 from tests.thread._streams import every, split_at
 
 MANY = settings(
-    deadline=None, max_examples=600, database=None, suppress_health_check=[HealthCheck.too_slow]
+    deadline=None, max_examples=examples(600), suppress_health_check=[HealthCheck.too_slow]
 )
 
 # Values with no line break; some hold characters other line splitters break on (NEL, LS, PS,

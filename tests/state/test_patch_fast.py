@@ -12,9 +12,10 @@ import jsonpointer
 from hypothesis import HealthCheck, given, settings
 
 from agui_notebook._state.patch import apply_patch
+from tests._hypothesis import examples
 
 MANY = settings(
-    deadline=None, max_examples=800, database=None, suppress_health_check=[HealthCheck.too_slow]
+    deadline=None, max_examples=examples(800), suppress_health_check=[HealthCheck.too_slow]
 )
 
 KEYS = st.sampled_from(["a", "b", "0", "1", "", "~", "a/b"])

@@ -92,20 +92,17 @@ async def test_the_file_carries_its_schema_version_and_marks_itself(tmp_path: Pa
     assert rows(path, "PRAGMA journal_mode") == [("wal",)]
 
 
-def test_the_store_path_comes_from_the_argument_the_environment_or_the_data_dir(
+def test_the_store_path_comes_from_the_argument_or_the_environment(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import platformdirs
-
+    # The default without either (the data dir in a notebook, none elsewhere):
+    # tests/store/test_default_store.py.
     assert Agent("http://127.0.0.1:1/", store=tmp_path / "x.db").store_path == tmp_path / "x.db"
     assert Agent("http://127.0.0.1:1/", store=None).store_path is None
     monkeypatch.setenv("AGUI_NOTEBOOK_STORE", str(tmp_path / "env.db"))
     assert Agent("http://127.0.0.1:1/").store_path == tmp_path / "env.db"
     monkeypatch.setenv("AGUI_NOTEBOOK_STORE", "off")
     assert Agent("http://127.0.0.1:1/").store_path is None
-    monkeypatch.delenv("AGUI_NOTEBOOK_STORE")
-    expected = Path(platformdirs.user_data_dir("agui-notebook", appauthor=False))
-    assert Agent("http://127.0.0.1:1/").store_path == expected / "store.sqlite3"
 
 
 # -- schema versions ---------------------------------------------------------------------------

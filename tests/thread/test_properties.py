@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 
 from agui_notebook import AGUIError, TruncatedRunError
 from agui_notebook._protocol.events import type_of
+from tests._hypothesis import examples
 from tests.thread._streams import (
     ScriptedServer,
     ev,
@@ -38,10 +39,10 @@ from tests.thread._streams import (
 )
 
 FAST = settings(
-    deadline=None, max_examples=120, database=None, suppress_health_check=[HealthCheck.too_slow]
+    deadline=None, max_examples=examples(600), suppress_health_check=[HealthCheck.too_slow]
 )
 SLOW = settings(
-    deadline=None, max_examples=60, database=None, suppress_health_check=[HealthCheck.too_slow]
+    deadline=None, max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow]
 )
 
 
