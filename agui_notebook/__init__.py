@@ -40,6 +40,7 @@ from ._errors import (
     TruncatedRunError,
     UnansweredInterrupts,
     UnknownInterrupt,
+    WebSocketClosed,
 )
 from ._record import replay_policy as _replay_policy
 from ._state.a2ui import SurfaceAction, act
@@ -107,6 +108,7 @@ __all__ = [
     "TruncatedRunError",
     "UnansweredInterrupts",
     "UnknownInterrupt",
+    "WebSocketClosed",
     "__version__",
     "act",
     "answer",

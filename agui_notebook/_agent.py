@@ -39,8 +39,11 @@ class Agent:
     ``idle_timeout`` bounds how long keepalives alone may do so.
 
     ``transport`` is how runs reach the agent: None picks it from the URL's scheme (``http``
-    and ``https``: HTTP+SSE), a name (``"http"``) picks one, or pass your own transport object
-    (see ``_transports/base.py``; then give it your headers and client, not the agent).
+    and ``https``: HTTP+SSE; ``ws`` and ``wss``: WebSocket, one run per connection), a name
+    (``"http"``, ``"websocket"``: on an ``http://`` URL it connects to the same host and path
+    over ``ws://``) picks one, or pass your own transport object (see ``_transports/base.py``;
+    then give it your headers and client, not the agent). The WebSocket transport sends
+    ``headers`` on the handshake and takes no ``http_client``.
 
     ``strict=True`` applies the AG-UI 1.1 processing rules literally where real servers need
     tolerance (docs/architecture.md, "Deliberate departures"): a MESSAGES_SNAPSHOT drops the

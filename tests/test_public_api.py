@@ -52,6 +52,7 @@ PUBLIC = {
     "TruncatedRunError",
     "UnansweredInterrupts",
     "UnknownInterrupt",
+    "WebSocketClosed",
     "__version__",
     "act",
     "answer",
