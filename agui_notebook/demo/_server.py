@@ -45,7 +45,7 @@ def start_in_thread(
     sock.bind((host, port))
     bound_port = sock.getsockname()[1]
     config = uvicorn.Config(
-        app, log_level="warning", lifespan="off", ws="none", timeout_graceful_shutdown=1
+        app, log_level="warning", lifespan="off", ws="auto", timeout_graceful_shutdown=1
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(
