@@ -42,6 +42,7 @@ from ._errors import (
     UnknownInterrupt,
     WebSocketClosed,
 )
+from ._protocol.capabilities import AgentCapabilities
 from ._record import replay_policy as _replay_policy
 from ._state.a2ui import SurfaceAction, act
 from ._state.genui import register_activity_renderer
@@ -75,6 +76,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "AGUIError",
     "Agent",
+    "AgentCapabilities",
     "Chat",
     "ChatResult",
     "ConnectError",

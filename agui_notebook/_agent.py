@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from ._protocol.capabilities import AgentCapabilities, parse_capabilities
 from ._protocol.secrets import redact_url
 from ._protocol.sse import DEFAULT_MAX_EVENT_BYTES
 from ._store.codec import ThreadSummary
@@ -90,6 +92,8 @@ class Agent:
         self.strict = strict
         #: The demo server's ASGI app when made by :meth:`demo` (tests inspect its requests).
         self.demo_app: Any = None
+        #: What the server declared at the last :meth:`capabilities` (None: not asked, or none).
+        self.declared_capabilities: AgentCapabilities | None = None
         #: The store file (None: nothing is kept). Opened at the first run that commits.
         self.store_path: Path | None = resolve_store(
             None if store is _UNSET else store, given=store is not _UNSET
@@ -126,6 +130,25 @@ class Agent:
         agent = cls("http://agui-demo.invalid/", http_client=client, **agent_options)
         agent.demo_app = app
         return agent
+
+    async def capabilities(self) -> AgentCapabilities | None:
+        """The server's AG-UI capabilities document (``GET {url}/capabilities``; for a ws://
+        agent, its http(s):// twin), or None when it serves none (404) or the transport cannot
+        ask. Fields the client does not know are kept, with a warning; a document that is not
+        JSON is a :class:`ProtocolError`. ``.describe()`` lists what it declares; a chat made
+        afterwards says at once when the server declares no human-in-the-loop support."""
+        fetch = getattr(self._transport, "capabilities", None)
+        text = await fetch() if fetch is not None else None
+        if text is None:
+            self.declared_capabilities = None
+            return None
+        found = parse_capabilities(
+            text,
+            lambda note: warnings.warn(note, UserWarning, stacklevel=3),
+            where=safe_url(self.url),
+        )
+        self.declared_capabilities = found
+        return found
 
     @property
     def transport(self) -> Transport:

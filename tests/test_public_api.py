@@ -19,6 +19,7 @@ README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encodi
 PUBLIC = {
     "AGUIError",
     "Agent",
+    "AgentCapabilities",
     "Chat",
     "ChatResult",
     "ConnectError",

@@ -45,7 +45,7 @@ from .._errors import (
 from .._protocol.secrets import EMPTY, Scrubber, secret_values
 from .._protocol.sse import SSEDataDecoder
 from .base import ConnectionDropped, StreamCut
-from .http import safe_url
+from .http import HTTPTransport, make_timeout, safe_url
 
 __all__ = ["NORMAL_CLOSE", "WebSocketEvents", "WebSocketTransport", "http_url", "ws_url"]
 
@@ -108,6 +108,19 @@ class WebSocketTransport:
 
     async def aclose(self) -> None:
         pass  # nothing is kept open between runs
+
+    async def capabilities(self) -> str | None:
+        """The capabilities document over HTTP(S) on the same host and path (``GET
+        {path}/capabilities``), with the same headers; None when there is none."""
+        timeout = self.timeout or make_timeout(60.0)
+        async with httpx.AsyncClient(timeout=timeout) as client:
+            http = HTTPTransport(
+                http_url(self.url), headers=self._headers, http_client=client, timeout=timeout
+            )
+            try:
+                return await http.capabilities()
+            finally:
+                self.scrubber = self.scrubber.union(http.scrubber.secrets)
 
     @asynccontextmanager
     async def open(
