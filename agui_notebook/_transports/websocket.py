@@ -143,6 +143,9 @@ class WebSocketTransport:
                 ping_interval=20,
                 ping_timeout=20,
                 close_timeout=5,
+                # Events are small JSON texts: per-message deflate costs more CPU per event than
+                # the frames save (measured in bench/ws_vs_sse.py), as SSE bodies go uncompressed.
+                compression=None,
             )
         except InvalidStatus as exc:
             response = exc.response
@@ -164,9 +167,13 @@ class WebSocketTransport:
             except ConnectionClosed as exc:
                 raise _closed(exc, where, scrubber, frames=0) from None
             read_timeout = timeout.read if timeout is not None else None
-            yield WebSocketEvents(
+            events = WebSocketEvents(
                 socket, where, scrubber, max_event_bytes=max_event_bytes, read_timeout=read_timeout
             )
+            try:
+                yield events
+            finally:
+                events.stop_watchdog()
         finally:
             await socket.close()
 
@@ -191,31 +198,65 @@ class WebSocketEvents:
         self._decoder = SSEDataDecoder(max_event_bytes=max_event_bytes)
         self._bare_bytes = 0
         self.frames = 0
+        # The read timeout is one timer per stream, not one per frame (asyncio.timeout and
+        # wait_for cost more per event than the rest of the transport): each frame stamps the
+        # time, and the timer, when it fires, either re-arms for the last frame's deadline or
+        # cuts the socket, which the waiting recv() reports as a StreamTimeout.
+        self._loop = asyncio.get_running_loop()
+        self._last_frame_at = self._loop.time()
+        self._timed_out = False
+        self._waiting = False
+        self._watchdog: asyncio.TimerHandle | None = None
+        if read_timeout is not None:
+            self._watchdog = self._loop.call_at(self._last_frame_at + read_timeout, self._check)
+
+    def _check(self) -> None:
+        assert self._read_timeout is not None
+        now = self._loop.time()
+        if not self._waiting:  # the consumer is busy, not the server silent: wait from now on
+            self._last_frame_at = now
+        deadline = self._last_frame_at + self._read_timeout
+        if now < deadline:
+            self._watchdog = self._loop.call_at(deadline, self._check)
+            return
+        self._watchdog = None
+        self._timed_out = True
+        transport = self._socket.transport
+        if transport is not None:
+            transport.abort()
+
+    def stop_watchdog(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
 
     def __aiter__(self) -> WebSocketEvents:
         return self
 
     async def __anext__(self) -> list[str]:
+        self._waiting = True
+        self._last_frame_at = self._loop.time()  # the silence is counted from here
         try:
-            if self._read_timeout is None:
-                frame = await self._socket.recv()
-            else:
-                frame = await asyncio.wait_for(self._socket.recv(), self._read_timeout)
+            frame = await self._socket.recv()
         except ConnectionClosedOK:
             raise StopAsyncIteration from None
         except ConnectionClosed as exc:
+            if self._timed_out:
+                raise StreamTimeout(
+                    f"{self._where} sent no frame within the read timeout"
+                ) from None
             raise _closed(exc, self._where, self._scrubber, frames=self.frames) from None
-        except asyncio.TimeoutError:
-            raise StreamTimeout(f"{self._where} sent no frame within the read timeout") from None
+        finally:
+            self._waiting = False
         self.frames += 1
         if isinstance(frame, bytes):
             raise ProtocolError(
                 f"{self._where} sent a binary frame ({len(frame)} bytes): AG-UI events travel "
                 "as text frames (JSON, or SSE-encoded JSON)"
             )
-        if not self._decoder.in_message and frame.lstrip()[:1] in ("{", "["):
+        if not self._decoder.in_message and frame[:64].lstrip()[:1] in ("{", "["):
             # One bare JSON event per frame (the open AG-UI proposal).
-            size = len(frame.encode("utf-8"))
+            size = len(frame) if frame.isascii() else len(frame.encode("utf-8"))
             if size > self._max:
                 raise ProtocolError(
                     f"an event of {size} bytes is over the limit of {self._max} "

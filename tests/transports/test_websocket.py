@@ -24,6 +24,7 @@ from agui_notebook import (
     HTTPStatusError,
     ProtocolError,
     RunError,
+    StreamTimeout,
     TruncatedRunError,
     WebSocketClosed,
     approve,
@@ -341,3 +342,23 @@ async def test_a_drop_mid_resume_keeps_the_interrupt_pending_and_it_is_applied_o
             await thread.resume(approve())
     assert len([e for e in app.executions if e["thread_id"] == thread.id]) == 1
     assert count[0] == 3
+
+
+async def test_a_silent_server_is_a_stream_timeout_and_a_busy_consumer_is_not() -> None:
+    async def silent(ws: ServerConnection) -> None:
+        request = json.loads(await ws.recv())
+        await ws.send(events(request["threadId"], request["runId"])[0])
+        await asyncio.sleep(3)
+
+    async with server(silent) as url:
+        thread = Agent(url, store=None, timeout=0.3).thread()
+        with pytest.raises(StreamTimeout):
+            await thread.run("hi")
+    assert thread.messages == []
+
+    async with server(scripted(lambda r: events(r["threadId"], r["runId"]))) as url:
+        agent = Agent(url, store=None, timeout=0.3)
+        async with agent.thread().stream("hi") as run:
+            async for _ in run:
+                await asyncio.sleep(0.1)  # 0.6 s in all: slower than the timeout, not silent
+        assert run.result is not None and run.result.text == "Hello"
