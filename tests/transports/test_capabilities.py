@@ -7,7 +7,7 @@ serves one too, over loopback for both transports. Bad documents come from an ht
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import httpx
 import pytest
@@ -46,12 +46,24 @@ async def test_the_demo_declares_its_capabilities_over_either_transport(
     assert not found.declines_human_in_the_loop
     assert "humanInTheLoop" in found.describe()
     assert agent.declared_capabilities is found
+    await agent.aclose()
 
 
 async def test_no_document_is_none_not_an_error(demo_url: str) -> None:
     agent = Agent(demo_url + "elsewhere/", store=None)  # the demo answers 404 there
     assert await agent.capabilities() is None
     assert agent.declared_capabilities is None
+    await agent.aclose()
+
+
+_CLIENTS: list[httpx.AsyncClient] = []
+
+
+@pytest.fixture(autouse=True)
+async def _close_clients() -> AsyncIterator[None]:
+    yield
+    while _CLIENTS:
+        await _CLIENTS.pop().aclose()
 
 
 def mock(answer: Callable[[httpx.Request], httpx.Response]) -> Agent:
@@ -62,6 +74,7 @@ def mock(answer: Callable[[httpx.Request], httpx.Response]) -> Agent:
         return answer(request)
 
     client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    _CLIENTS.append(client)
     agent = Agent(
         "http://agent.invalid/agents/bank",
         http_client=client,
@@ -140,6 +153,7 @@ async def test_a_chat_says_at_once_when_the_server_declines_human_in_the_loop() 
         chat = agent.chat(policy=policies.approve_all(), display=False)
         await chat.send("hello")
         await chat.send("hello again")
+        await agent.aclose()
     finally:
         stop()
     notices = [

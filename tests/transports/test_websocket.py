@@ -259,6 +259,27 @@ async def test_a_drop_before_any_frame_is_websocket_closed_1006() -> None:
     assert caught.value.code == 1006
 
 
+async def test_credentials_reach_the_handshake_and_only_the_handshake() -> None:
+    seen: list[tuple[str | None, str]] = []
+
+    async def handler(ws: ServerConnection) -> None:
+        assert ws.request is not None
+        text = await ws.recv()
+        assert isinstance(text, str)
+        seen.append((ws.request.headers.get("Authorization"), text))
+        request = json.loads(text)
+        for frame in events(request["threadId"], request["runId"]):
+            await ws.send(frame)
+        await ws.close()
+
+    async with server(handler) as url:
+        agent = Agent(url, store=None, headers={"Authorization": f"Bearer {SECRET}"})
+        await agent.thread().run("hi")
+    ((authorization, body),) = seen
+    assert authorization == f"Bearer {SECRET}"
+    assert SECRET not in body  # not in the RunAgentInput frame
+
+
 async def test_a_refused_handshake_and_a_refused_port_are_typed() -> None:
     async def refuse(ws: ServerConnection) -> None:
         raise AssertionError("never reached")
