@@ -51,6 +51,9 @@ __all__ = ["NORMAL_CLOSE", "WebSocketEvents", "WebSocketTransport", "http_url", 
 
 #: Close codes that end a run normally (RFC 6455: normal closure, going away).
 NORMAL_CLOSE = frozenset({1000, 1001})
+#: Codes the client closes with when the server breaks the protocol (RFC 6455 section 7.4.1:
+#: protocol error, invalid payload data such as non-UTF-8 text, message too big).
+_OUR_PROTOCOL_CLOSES = frozenset({1002, 1007, 1009})
 _SCHEMES_TO_WS = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
 _SCHEMES_TO_HTTP = {"ws": "http", "wss": "https", "http": "http", "https": "https"}
 
@@ -287,13 +290,20 @@ def _closed(exc: ConnectionClosed, where: str, scrubber: Scrubber, *, frames: in
     that could not say so)."""
     received = exc.rcvd
     sent = exc.sent
+    if (
+        sent is not None
+        and sent.code in _OUR_PROTOCOL_CLOSES
+        and (received is None or exc.rcvd_then_sent is False)
+    ):
+        # We closed first because the server broke the WebSocket protocol (a frame not valid
+        # UTF-8, a malformed frame, one over the size limit): a protocol error, not a drop.
+        return ProtocolError(
+            f"{where} sent a frame the WebSocket protocol does not allow: "
+            f"{scrubber.text(sent.reason) or 'invalid frame'} (close {sent.code})"
+        )
     if received is not None:
         reason = scrubber.text(received.reason)
-        if received.code == 1009 or (sent is not None and sent.code == 1009):
-            return ProtocolError(f"{where} sent a frame over the size limit (close 1009)")
         return WebSocketClosed(received.code, reason, where)
-    if sent is not None and sent.code == 1009:
-        return ProtocolError(f"{where} sent a frame over the size limit (max_event_bytes)")
     if frames == 0:
         # Seen from AWS Bedrock AgentCore: it refuses an invalid RunAgentInput with a close
         # whose reason is longer than a close frame allows, so the socket just drops (1006).

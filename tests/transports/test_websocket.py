@@ -179,6 +179,27 @@ async def test_a_binary_frame_is_a_protocol_error_and_leaves_the_thread() -> Non
     assert thread.messages == [] and thread.runs[-1].status == "failed"
 
 
+async def test_text_that_is_not_utf8_or_a_frame_too_large_is_a_protocol_error() -> None:
+    async def not_utf8(ws: ServerConnection) -> None:
+        request = json.loads(await ws.recv())
+        await ws.send(events(request["threadId"], request["runId"])[0])
+        await ws.send(b'{"type":"\xff\xfe"}', text=True)  # a text frame, not UTF-8
+        await asyncio.sleep(1)
+
+    async with server(not_utf8) as url:
+        thread = Agent(url, store=None).thread()
+        with pytest.raises(ProtocolError, match=r"close 1007"):
+            await thread.run("hi")
+    assert thread.messages == []
+
+    def huge(r: dict[str, Any]) -> list[str | bytes]:
+        return [events(r["threadId"], r["runId"])[0], '{"pad": "' + "x" * 3_000_000 + '"}']
+
+    async with server(scripted(huge)) as url:
+        with pytest.raises(ProtocolError, match=r"close 1009"):
+            await Agent(url, store=None, max_event_bytes=1_000_000).thread().run("hi")
+
+
 async def test_half_a_json_event_is_a_protocol_error() -> None:
     def frames(r: dict[str, Any]) -> list[str | bytes]:
         return [events(r["threadId"], r["runId"])[0], '{"type":"TEXT_MESSAGE_START","mess']
