@@ -40,7 +40,9 @@ from ._errors import (
     TruncatedRunError,
     UnansweredInterrupts,
     UnknownInterrupt,
+    WebSocketClosed,
 )
+from ._protocol.capabilities import AgentCapabilities
 from ._record import replay_policy as _replay_policy
 from ._state.a2ui import SurfaceAction, act
 from ._state.genui import register_activity_renderer
@@ -74,6 +76,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "AGUIError",
     "Agent",
+    "AgentCapabilities",
     "Chat",
     "ChatResult",
     "ConnectError",
@@ -107,6 +110,7 @@ __all__ = [
     "TruncatedRunError",
     "UnansweredInterrupts",
     "UnknownInterrupt",
+    "WebSocketClosed",
     "__version__",
     "act",
     "answer",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ._notebook.host import kernel_support
+from ._protocol.capabilities import AgentCapabilities, parse_capabilities
 from ._protocol.secrets import redact_url
 from ._protocol.sse import DEFAULT_MAX_EVENT_BYTES
 from ._store.codec import ThreadSummary
@@ -48,8 +50,11 @@ class Agent:
     ``idle_timeout`` bounds how long keepalives alone may do so.
 
     ``transport`` is how runs reach the agent: None picks it from the URL's scheme (``http``
-    and ``https``: HTTP+SSE), a name (``"http"``) picks one, or pass your own transport object
-    (see ``_transports/base.py``; then give it your headers and client, not the agent).
+    and ``https``: HTTP+SSE; ``ws`` and ``wss``: WebSocket, one run per connection), a name
+    (``"http"``, ``"websocket"``: on an ``http://`` URL it connects to the same host and path
+    over ``ws://``) picks one, or pass your own transport object (see ``_transports/base.py``;
+    then give it your headers and client, not the agent). The WebSocket transport sends
+    ``headers`` on the handshake and takes no ``http_client``.
 
     ``strict=True`` applies the AG-UI 1.1 processing rules literally where real servers need
     tolerance (docs/architecture.md, "Deliberate departures"): a MESSAGES_SNAPSHOT drops the
@@ -98,6 +103,8 @@ class Agent:
         self.strict = strict
         #: The demo server's ASGI app when made by :meth:`demo` (tests inspect its requests).
         self.demo_app: Any = None
+        #: What the server declared at the last :meth:`capabilities` (None: not asked, or none).
+        self.declared_capabilities: AgentCapabilities | None = None
         #: The store file (None: nothing is kept). Opened at the first run that commits.
         self.store_path: Path | None = resolve_store(
             None if store is _UNSET else store,
@@ -136,6 +143,25 @@ class Agent:
         agent = cls("http://agui-demo.invalid/", http_client=client, **agent_options)
         agent.demo_app = app
         return agent
+
+    async def capabilities(self) -> AgentCapabilities | None:
+        """The server's AG-UI capabilities document (``GET {url}/capabilities``; for a ws://
+        agent, its http(s):// twin), or None when it serves none (404) or the transport cannot
+        ask. Fields the client does not know are kept, with a warning; a document that is not
+        JSON is a :class:`ProtocolError`. ``.describe()`` lists what it declares; a chat made
+        afterwards says at once when the server declares no human-in-the-loop support."""
+        fetch = getattr(self._transport, "capabilities", None)
+        text = await fetch() if fetch is not None else None
+        if text is None:
+            self.declared_capabilities = None
+            return None
+        found = parse_capabilities(
+            text,
+            lambda note: warnings.warn(note, UserWarning, stacklevel=3),
+            where=safe_url(self.url),
+        )
+        self.declared_capabilities = found
+        return found
 
     @property
     def transport(self) -> Transport:

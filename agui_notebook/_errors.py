@@ -5,7 +5,9 @@
     AGUIError
     ├── TransportError            the network failed before a response arrived
     │   ├── ConnectError          connection refused, DNS, TLS
-    │   └── StreamTimeout         no byte (not even a keepalive comment) within the read timeout
+    │   ├── StreamTimeout         no byte (not even a keepalive comment) within the read timeout
+    │   └── WebSocketClosed       the WebSocket closed with an error code (code, reason) before
+    │                             the run ended
     ├── HTTPStatusError           the server answered with a non-2xx status (status, body)
     ├── ProtocolError             the server's bytes do not follow AG-UI (bad JSON, bad event value,
     │   │                         wrong order, not SSE, invalid UTF-8, an event too large)
@@ -68,6 +70,7 @@ __all__ = [
     "TruncatedRunError",
     "UnansweredInterrupts",
     "UnknownInterrupt",
+    "WebSocketClosed",
 ]
 
 
@@ -118,6 +121,18 @@ class StreamTimeout(TransportError):
     def hint(self) -> str | None:
         silent = "The server went silent (raise `timeout=` on the Agent if it is just slow)."
         return f"{silent} {self._next_step()}".rstrip()
+
+
+class WebSocketClosed(TransportError):
+    """The server closed the WebSocket with a code other than 1000/1001 before the run ended
+    (``code``, and ``reason`` with credentials scrubbed). 1006 means no close frame arrived."""
+
+    def __init__(self, code: int, reason: str, url: str) -> None:
+        self.code = code
+        self.reason = reason
+        self.url = url
+        said = f": {reason}" if reason else ""
+        super().__init__(f"the WebSocket to {url} closed with code {code}{said}")
 
 
 class HTTPStatusError(AGUIError):

@@ -580,6 +580,13 @@ class RunStream:
                                     "stopped reading"
                                 )
                             break
+                        except TransportError as exc:
+                            # A socket closed with an error code after the run closed: the run
+                            # stands (as a drop after RUN_FINISHED does), with a warning.
+                            if verifier.phase not in ("finished", "failed"):
+                                raise
+                            record.warnings.append(f"after the run closed: {exc}")
+                            break
                         if self._aborting:
                             raise RunAborted("the run was aborted by the client")
                         seen = record.event_count

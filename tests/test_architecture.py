@@ -187,11 +187,13 @@ OWNED = {
     "nbformat": {"_notebook.execute"},
     "sqlite3": {"_store.sqlite"},
     "uvicorn": {"demo._server"},
+    # The WebSocket transport's client (the demo's WebSocket route is served by uvicorn on it).
+    "websockets": {"_transports.websocket"},
     # The network is the HTTP transport's; the agent takes your client and builds the demo's,
     # recording is an httpx transport, secrets parse URLs, the demo's in-process transport.
     "httpx": {
         "_transports.http", "_transports.choose", "_agent", "_record", "_protocol.secrets",
-        "demo._transport",
+        "demo._transport", "_transports.websocket",
     },
 }  # fmt: skip
 #: Framework names that only _frameworks may use in code (comments and docstrings may cite them).

@@ -19,6 +19,7 @@ README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encodi
 PUBLIC = {
     "AGUIError",
     "Agent",
+    "AgentCapabilities",
     "Chat",
     "ChatResult",
     "ConnectError",
@@ -52,6 +53,7 @@ PUBLIC = {
     "TruncatedRunError",
     "UnansweredInterrupts",
     "UnknownInterrupt",
+    "WebSocketClosed",
     "__version__",
     "act",
     "answer",

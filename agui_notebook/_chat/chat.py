@@ -107,6 +107,7 @@ class Chat:
         self._last: ChatResult | None = None  # the latest turn's final result
         self._restored: Card | None = None
         self._shown: set[int] = set()  # views on screen (ids), so none is shown twice
+        self._said_declared = False  # the capabilities notice, once per chat
         journal = thread.journal
         if thread.runs and journal is not None and hasattr(journal, "chat_audit"):
             self.deck.audit = journal.chat_audit(thread)  # decisions kept from earlier sessions
@@ -178,6 +179,7 @@ class Chat:
             items: ItemList = view.item_list
             if isinstance(message, str):
                 items.add_user(message)
+            self._say_declared(items)
             start = len(self.deck.audit)
             self.surfaces.begin_turn(view)  # a surface click made during this turn continues in it
             try:
@@ -196,6 +198,18 @@ class Chat:
                 None  # an earlier turn in the background has ended: this one is latest
             )
             return final
+
+    def _say_declared(self, items: ItemList) -> None:
+        """Once per chat: what the server's capabilities (if the agent asked) mean here."""
+        if self._said_declared:
+            return
+        self._said_declared = True
+        declared = getattr(self.thread.agent, "declared_capabilities", None)
+        if declared is not None and declared.declines_human_in_the_loop:
+            items.add_notice(
+                "This server declares no human-in-the-loop support (humanInTheLoop.supported "
+                "is false): it may run tools without asking for approval."
+            )
 
     async def _background(self, view: ChatView, result: RunResult, start: int) -> ChatResult:
         with self._turn(view):

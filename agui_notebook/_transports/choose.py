@@ -13,16 +13,23 @@ import httpx
 
 from .base import Transport
 from .http import HTTPTransport
+from .websocket import WebSocketTransport
 
 __all__ = ["BY_NAME", "BY_SCHEME", "make_transport"]
 
 #: A transport's factory: ``make(url, headers=, http_client=, timeout=)``.
 Factory = Callable[..., Transport]
 
-BY_NAME: dict[str, Factory] = {"http": HTTPTransport}
+BY_NAME: dict[str, Factory] = {"http": HTTPTransport, "websocket": WebSocketTransport}
 #: Other names users write for the same transports.
-ALIASES = {"sse": "http", "http+sse": "http", "https": "http"}
-BY_SCHEME = {"http": "http", "https": "http"}
+ALIASES = {
+    "sse": "http",
+    "http+sse": "http",
+    "https": "http",
+    "ws": "websocket",
+    "wss": "websocket",
+}
+BY_SCHEME = {"http": "http", "https": "http", "ws": "websocket", "wss": "websocket"}
 
 
 def make_transport(

@@ -21,9 +21,20 @@ from .._protocol.secrets import EMPTY, Scrubber, secret_values
 from .._protocol.sse import SSEDataDecoder
 from .base import ConnectionDropped, StreamCut
 
-__all__ = ["HTTPTransport", "SSEEvents", "make_timeout", "safe_url"]
+__all__ = ["HTTPTransport", "SSEEvents", "capabilities_url", "make_timeout", "safe_url"]
 
 _MAX_ERROR_BODY = 64 * 1024
+#: The largest capabilities document read (tool schemas can make it long, not this long).
+MAX_CAPABILITIES_BYTES = 4 * 1024 * 1024
+#: Answers that mean "no capabilities document here" (the endpoint is optional).
+NO_DOCUMENT = frozenset({404, 405})
+
+
+def capabilities_url(url: str) -> str:
+    """Where an agent's capabilities document is served: ``{agent path}/capabilities`` (as
+    Google ADK's AG-UI middleware serves it), query kept."""
+    parsed = httpx.URL(url)
+    return str(parsed.copy_with(path=parsed.path.rstrip("/") + "/capabilities"))
 
 
 def safe_url(url: httpx.URL | str) -> str:
@@ -128,6 +139,53 @@ class HTTPTransport:
             # After send: an auth flow (httpx.Auth) has added its headers to the request by now.
             await _check_response(response, where, self._learn(request, sent))
             yield SSEEvents(_body(response, where), max_event_bytes=max_event_bytes)
+        finally:
+            await response.aclose()
+
+    async def capabilities(self) -> str | None:
+        """``GET {url}/capabilities``: the document's text, scrubbed; None when the server has
+        none (404, 405). Other failures raise as a run's request would."""
+        client = self._client_for_loop()
+        url = capabilities_url(self.url)
+        where = safe_url(url)
+        headers = {**self._headers, "Accept": "application/json", "Cache-Control": "no-store"}
+        request = client.build_request("GET", url, headers=headers)
+        if self.timeout is not None:
+            request.extensions["timeout"] = self.timeout.as_dict()
+        try:
+            response = await client.send(request, stream=True)
+        except httpx.TimeoutException as exc:
+            if isinstance(exc, httpx.ConnectTimeout):
+                raise ConnectError(f"timed out connecting to {where}") from None
+            raise StreamTimeout(f"no response from {where} within the timeout") from None
+        except httpx.ConnectError as exc:
+            scrubber = self._learn(request, None)
+            raise ConnectError(f"cannot connect to {where}: {_reason(exc, scrubber)}") from None
+        except httpx.TransportError as exc:
+            scrubber = self._learn(request, None)
+            raise TransportError(f"request to {where} failed: {_reason(exc, scrubber)}") from None
+        try:
+            scrubber = self._learn(request, None)
+            if response.status_code in NO_DOCUMENT:
+                return None
+            if not 200 <= response.status_code < 300:
+                body = scrubber.text(await _read_some(response))
+                raise HTTPStatusError(response.status_code, body, where)
+            chunks: list[bytes] = []
+            size = 0
+            try:
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > MAX_CAPABILITIES_BYTES:
+                        raise ProtocolError(
+                            f"the capabilities document from {where} is over "
+                            f"{MAX_CAPABILITIES_BYTES} bytes"
+                        )
+                    chunks.append(chunk)
+            except httpx.HTTPError as exc:
+                raise ConnectionDropped(_reason(exc, scrubber)) from None
+            text = b"".join(chunks).decode("utf-8", errors="replace")
+            return scrubber.text(text)
         finally:
             await response.aclose()
 

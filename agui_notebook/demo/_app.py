@@ -11,6 +11,12 @@ dependencies. The HTTP side (spec: transports/http-sse):
 - Another path -> 404; another method -> 405; a body over ``max_body_bytes`` -> 413.
 - Errors about the run itself (unknown interrupt, wrong thread...) are RUN_ERROR events in a 200
   stream, as AG-UI servers do.
+- ``GET /capabilities`` -> the demo's AG-UI capabilities document (JSON).
+
+The WebSocket side (docs/transports.md): a WebSocket on ``/``; the client sends the RunAgentInput
+as one text frame, the server sends one bare JSON event per text frame and closes with 1000 when
+the run ends (one run per connection). An invalid RunAgentInput closes with 1003 and a short
+reason; another path is refused at the handshake (HTTP 403).
 
 Every request is recorded in ``app.requests`` (credential headers dropped), every tool the agent ran
 in ``app.executions``, so tests can assert what the server saw and did.
@@ -47,6 +53,20 @@ SSE_HEADERS = [
     (b"x-accel-buffering", b"no"),  # proxies must not buffer a live stream
 ]
 KEEPALIVE = b": keepalive\n\n"
+#: What the demo declares at ``GET /capabilities`` (AG-UI's agent capabilities, camelCase).
+CAPABILITIES: dict[str, Any] = {
+    "identity": {
+        "name": "agui-notebook demo",
+        "type": "agui-notebook-demo",
+        "description": "A scripted, LLM-free banking assistant",
+    },
+    "transport": {"streaming": True, "websocket": True},
+    "tools": {"supported": True, "clientProvided": False},
+    "state": {"snapshots": True, "deltas": True},
+    "reasoning": {"supported": True, "streaming": True},
+    "humanInTheLoop": {"supported": True, "approvals": True, "interrupts": True,
+                       "approveWithEdits": True},
+}  # fmt: skip
 
 
 class DemoApp:
@@ -67,6 +87,9 @@ class DemoApp:
         if scope["type"] == "lifespan":
             await _lifespan(receive, send)
             return
+        if scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+            return
         if scope["type"] != "http":
             return
         body, too_large = await _read_body(receive, self.options.max_body_bytes)
@@ -77,6 +100,9 @@ class DemoApp:
             "body": _json_or_none(body),
         }
         self.requests.append(record)
+        if scope["path"] == "/capabilities" and scope["method"] == "GET":
+            await _send_json(send, 200, CAPABILITIES)
+            return
         if scope["path"] not in ("/", ""):
             await _send_json(send, 404, {"error": f"no AG-UI endpoint at {scope['path']}; use /"})
             return
@@ -94,31 +120,73 @@ class DemoApp:
         steps = self.agent.run(run_input, now=datetime.now(timezone.utc))
         await _stream(steps, receive, send, self.options.keepalive_interval)
 
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """One run per connection: the first text frame is the RunAgentInput."""
+        if (await receive())["type"] != "websocket.connect":
+            return
+        if scope["path"] not in ("/", ""):
+            await send({"type": "websocket.close", "code": 1008})  # before accept: HTTP 403
+            return
+        await send({"type": "websocket.accept"})
+        message = await receive()
+        if message["type"] != "websocket.receive":
+            return  # the client left before sending anything
+        text = message.get("text")
+        body = text.encode("utf-8") if text is not None else message.get("bytes") or b""
+        self.requests.append(
+            {
+                "method": "WEBSOCKET",
+                "path": scope["path"],
+                "headers": _safe_headers(scope),
+                "body": _json_or_none(body),
+            }
+        )
+        parsed = run_input_or_error(body)
+        if isinstance(parsed, dict):
+            reason = str(parsed["error"]).encode("utf-8")[:120].decode("utf-8", "ignore")
+            await send({"type": "websocket.close", "code": 1003, "reason": reason})
+            return
+        steps = self.agent.run(parsed, now=datetime.now(timezone.utc))
+        writer = asyncio.ensure_future(_write_frames(steps, send))
+        watcher = asyncio.ensure_future(_wait_for_ws_disconnect(receive))
+        try:
+            await asyncio.wait({writer, watcher}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (writer, watcher):
+                task.cancel()
+            await asyncio.gather(writer, watcher, return_exceptions=True)
+        if watcher.done() and not watcher.cancelled():
+            return  # the client left; the rest of the run is dropped
+        error = writer.exception() if not writer.cancelled() else None
+        if error is not None:
+            await send({"type": "websocket.close", "code": 1011, "reason": "internal error"})
+            raise error
+        await send({"type": "websocket.close", "code": 1000})
+
 
 async def _parse_run_input(body: bytes, send: Send) -> RunAgentInput | None:
     """The request's RunAgentInput, or None after answering 422."""
+    parsed = run_input_or_error(body)
+    if isinstance(parsed, dict):
+        await _send_json(send, 422, parsed)
+        return None
+    return parsed
+
+
+def run_input_or_error(body: bytes) -> RunAgentInput | dict[str, Any]:
+    """The body as a RunAgentInput, or the error document that says why it is not one."""
     try:
         data = json.loads(body)
     except ValueError as error:
-        await _send_json(
-            send,
-            422,
-            {
-                "error": "the request body is not valid JSON",
-                "detail": [{"loc": [], "msg": str(error), "type": "json_invalid"}],
-            },
-        )
-        return None
+        return {
+            "error": "the request body is not valid JSON",
+            "detail": [{"loc": [], "msg": str(error), "type": "json_invalid"}],
+        }
     if not isinstance(data, dict):
-        await _send_json(
-            send,
-            422,
-            {
-                "error": "the request body must be a JSON object (a RunAgentInput)",
-                "detail": [{"loc": [], "msg": "expected an object", "type": "object_type"}],
-            },
-        )
-        return None
+        return {
+            "error": "the request body must be a JSON object (a RunAgentInput)",
+            "detail": [{"loc": [], "msg": "expected an object", "type": "object_type"}],
+        }
     # ag-ui-protocol 0.1.x requires these three; the 1.0 schema makes them optional.
     for key, snake, default in (
         ("tools", "tools", []),
@@ -136,10 +204,7 @@ async def _parse_run_input(body: bytes, send: Send) -> RunAgentInput | None:
             {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
             for e in error.errors(include_url=False)
         ]
-        await _send_json(
-            send, 422, {"error": "the request body is not a valid RunAgentInput", "detail": detail}
-        )
-        return None
+        return {"error": "the request body is not a valid RunAgentInput", "detail": detail}
 
 
 async def _stream(steps: list[Step], receive: Receive, send: Send, keepalive: float) -> None:
@@ -179,12 +244,29 @@ async def _write_steps(steps: list[Step], send: Send, keepalive: float) -> None:
         last_sent = time.monotonic()
 
 
-def sse_frame(event: BaseEvent) -> bytes:
-    """One ``data:`` frame. The timestamp is stamped at send time (ms since the epoch)."""
+async def _write_frames(steps: list[Step], send: Send) -> None:
+    for step in steps:
+        if isinstance(step, Pause):
+            await asyncio.sleep(step.seconds)  # WebSocket pings keep the connection alive
+            continue
+        await send({"type": "websocket.send", "text": event_json(step)})
+
+
+async def _wait_for_ws_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "websocket.disconnect":
+        pass
+
+
+def event_json(event: BaseEvent) -> str:
+    """One event's JSON, stamped at send time (ms since the epoch)."""
     if event.timestamp is None:
         event = event.model_copy(update={"timestamp": int(time.time() * 1000)})
-    data = event.model_dump_json(by_alias=True, exclude_none=True)
-    return b"data: " + data.encode("utf-8") + b"\n\n"
+    return event.model_dump_json(by_alias=True, exclude_none=True)
+
+
+def sse_frame(event: BaseEvent) -> bytes:
+    """One ``data:`` frame. The timestamp is stamped at send time (ms since the epoch)."""
+    return b"data: " + event_json(event).encode("utf-8") + b"\n\n"
 
 
 async def _wait_for_disconnect(receive: Receive) -> None:

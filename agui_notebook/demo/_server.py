@@ -20,7 +20,10 @@ from ._options import DemoOptions
 def serve(host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
     """Run the demo server in the foreground until interrupted (Ctrl+C)."""
     app = DemoApp(DemoOptions.from_kwargs(**options))
-    print(f"AG-UI demo agent on http://{host}:{port}/  (POST a RunAgentInput; Ctrl+C stops)")
+    print(
+        f"AG-UI demo agent on http://{host}:{port}/ (POST a RunAgentInput) and "
+        f"ws://{host}:{port}/ (one run per WebSocket); Ctrl+C stops"
+    )
     uvicorn.run(
         app, host=host, port=port, log_level="info", lifespan="off", timeout_graceful_shutdown=1
     )
@@ -45,7 +48,7 @@ def start_in_thread(
     sock.bind((host, port))
     bound_port = sock.getsockname()[1]
     config = uvicorn.Config(
-        app, log_level="warning", lifespan="off", ws="none", timeout_graceful_shutdown=1
+        app, log_level="warning", lifespan="off", ws="auto", timeout_graceful_shutdown=1
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(

@@ -159,15 +159,16 @@ async def _send_json(send: Send, status: int, body: Any) -> None:
     await send({"type": "http.response.body", "body": data})
 
 
-def serve_external(app: Any, recorder: Recorder, port: int) -> None:
-    """Run ``app`` (with the ``/_test`` routes) on 127.0.0.1:``port`` until the process is ended."""
+def serve_external(app: Any, recorder: Recorder, port: int, *, ws: str = "none") -> None:
+    """Run ``app`` (with the ``/_test`` routes) on 127.0.0.1:``port`` until the process is ended.
+    ``ws="auto"`` serves WebSockets too (with the venv's websockets or wsproto)."""
     uvicorn.run(
         TestRoutes(app, recorder),
         host="127.0.0.1",
         port=port,
         log_level="warning",
         timeout_graceful_shutdown=1,
-        ws="none",
+        ws=ws,
     )
 
 

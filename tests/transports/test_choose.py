@@ -121,3 +121,33 @@ async def test_a_cut_stream_is_truncated_and_leaves_the_thread_as_it_was() -> No
         await thread.run("hi")
     assert thread.messages == []
     assert thread.runs[-1].status == "truncated"
+
+
+def test_ws_urls_and_the_websocket_name_pick_the_websocket_transport() -> None:
+    from agui_notebook._transports.websocket import WebSocketTransport
+
+    for url in ("ws://127.0.0.1:1/agent", "wss://example.invalid/agent"):
+        transport = Agent(url, store=None).transport
+        assert isinstance(transport, WebSocketTransport)
+        assert transport.url == url
+    for name in ("websocket", "ws", "WebSocket"):
+        transport = Agent("https://example.invalid/a/b?x=1", transport=name, store=None).transport
+        assert isinstance(transport, WebSocketTransport)
+        assert transport.url == "wss://example.invalid/a/b?x=1"  # same host and path
+    assert Agent("http://h.invalid:8/", transport="ws", store=None).transport.url == (
+        "ws://h.invalid:8/"
+    )
+
+
+def test_the_websocket_transport_refuses_an_http_client() -> None:
+    import httpx
+
+    with pytest.raises(ValueError, match="pass headers="):
+        Agent("ws://h.invalid/", http_client=httpx.AsyncClient(), store=None)
+
+
+def test_the_websocket_transport_knows_its_handshake_credentials_without_storing_them() -> None:
+    agent = Agent("ws://h.invalid/", headers={"Authorization": "Bearer sk-live-abcdef123456"})
+    assert "sk-live-abcdef123456" not in repr(agent)
+    assert "sk-live-abcdef123456" not in repr(agent.transport.scrubber)
+    assert agent.transport.known_scrubber().text("token sk-live-abcdef123456") == "token <redacted>"
