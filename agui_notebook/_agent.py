@@ -48,9 +48,11 @@ class Agent:
     the run. The default keeps Microsoft Agent Framework's partial snapshots and re-closed calls.
 
     ``store`` is the SQLite file that keeps this agent's threads and decisions (see
-    ``agent.thread(id)``, ``agent.threads()``), or None to keep nothing. By default the
-    ``AGUI_NOTEBOOK_STORE`` environment variable (a path, or ``off``), else ``store.sqlite3`` in
-    the user's data directory. Credentials are never stored.
+    ``agent.thread(id)``, ``agent.threads()``), a ``postgresql://user@host:port/db`` URL for a
+    store a team shares (the ``postgres`` extra; docs/store.md), or None to keep nothing. By
+    default the ``AGUI_NOTEBOOK_STORE`` environment variable (a path, a URL, or ``off``), else
+    ``store.sqlite3`` in the user's data directory. Credentials are never stored, and a URL's
+    password is never shown.
     """
 
     def __init__(
@@ -87,14 +89,16 @@ class Agent:
         self.strict = strict
         #: The demo server's ASGI app when made by :meth:`demo` (tests inspect its requests).
         self.demo_app: Any = None
-        #: The store file (None: nothing is kept). Opened at the first run that commits.
-        self.store_path: Path | None = resolve_store(
-            None if store is _UNSET else store, given=store is not _UNSET
-        )
+        location = resolve_store(None if store is _UNSET else store, given=store is not _UNSET)
         self._journal = (
             None
-            if self.store_path is None
-            else Journal(self.store_path, redact_url(url), self._transport.known_scrubber)
+            if location is None
+            else Journal(location, redact_url(url), self._transport.known_scrubber)
+        )
+        #: The store file, or the database URL without its password (None: nothing is kept).
+        #: Opened at the first run that commits.
+        self.store_path: Path | str | None = (
+            location if isinstance(location, Path) or self._journal is None else self._journal.path
         )
 
     @classmethod

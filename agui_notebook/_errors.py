@@ -26,10 +26,12 @@
     │   ├── ExpiredInterrupt      a resolved answer to an expired interrupt (cancel is allowed)
     │   ├── InvalidDecision       the payload does not validate against the responseSchema
     │   └── ThreadBusy            another run or resume is in flight on this thread
-    └── StoreError                the thread store (a SQLite file) cannot be used
-        ├── StoreCorrupt          the file is not a readable store (damaged, or not SQLite)
+    └── StoreError                the thread store (a SQLite file, a PostgreSQL database) cannot
+        │                         be used; also a store URL that cannot be read, a missing psycopg
+        ├── StoreCorrupt          not a readable store (damaged, not SQLite, foreign tables)
         ├── StoreVersionError     written by a newer agui_notebook (its schema version is higher)
-        └── StoreUnavailable      cannot be opened or written (permissions, read-only, disk full)
+        └── StoreUnavailable      cannot be opened or written (permissions, read-only, disk full,
+                                  unreachable, a wrong password)
 
     StoreWarning (a UserWarning)  a store error during a run: said once, the run goes on unstored
 
@@ -272,6 +274,9 @@ class StoreError(AGUIError):
     """The thread store cannot be used. During a run this is a :class:`StoreWarning` instead:
     the run goes on, unstored."""
 
+    #: A passing problem (a lock held too long, a lost connection): the next commit tries again.
+    transient: bool = False
+
     def __init__(self, message: str, path: str | None = None) -> None:
         self.path = path
         super().__init__(message)
@@ -295,7 +300,8 @@ class StoreVersionError(StoreError):
 
 
 class StoreUnavailable(StoreError):
-    """The store cannot be opened or written: permissions, a read-only place, a full disk."""
+    """The store cannot be opened or written: permissions, a read-only place, a full disk, a
+    database that cannot be reached or refuses the sign-in."""
 
 
 class StoreWarning(UserWarning):

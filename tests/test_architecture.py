@@ -176,6 +176,7 @@ OWNED = {
     "nbclient": {"_notebook.execute"},
     "nbformat": {"_notebook.execute"},
     "sqlite3": {"_store.sqlite"},
+    "psycopg": {"_store.postgres"},
     "uvicorn": {"demo._server"},
     # The network is the HTTP transport's; the agent takes your client and builds the demo's,
     # recording is an httpx transport, secrets parse URLs, the demo's in-process transport.

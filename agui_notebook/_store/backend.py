@@ -3,8 +3,9 @@
 A backend keeps threads (one row each, as the codec's JSON texts), a summary of each committed
 run, and the append-only audit log with its hash chain. The journal (``journal``) and the
 commands (``cli``) talk to :class:`StoreBackend` only; :func:`open_store` picks the backend for
-a location. SQLite (``sqlite``, one file) is the one there is; another database is a new module
-that meets the protocol and one branch in :func:`open_store`.
+a location: SQLite (``sqlite``, one file, the embedded default) for a path, PostgreSQL
+(``postgres``, psycopg 3, the ``postgres`` extra) for a ``postgresql://`` or ``postgres://`` URL.
+Another database is a new module that meets the protocol and one branch in :func:`open_store`.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from .._decisions.audit import AuditEntry, ChainBreak, ChainLink
+from .._errors import StoreError
 from .codec import RunRow, StoredThreadData, ThreadRow, ThreadSummary
 
-__all__ = ["StoreBackend", "StoredThreadData", "open_store"]
+__all__ = ["POSTGRES_EXTRA", "StoreBackend", "StoredThreadData", "describe", "is_url", "open_store"]
 
 
 class StoreBackend(Protocol):
@@ -54,8 +56,52 @@ class StoreBackend(Protocol):
     def thread_audit(self, agent_url: str, thread_id: str) -> list[AuditEntry]: ...
 
 
+POSTGRES_EXTRA = 'pip install "agui_notebook[postgres]"'
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_url(location: str | os.PathLike[str]) -> bool:
+    """A database URL (``scheme://...``), not a file path."""
+    return isinstance(location, str) and "://" in location
+
+
 def open_store(location: str | os.PathLike[str], *, readonly: bool = False) -> StoreBackend:
-    """The store at ``location`` (a SQLite file's path)."""
+    """The store at ``location``: a SQLite file's path, or a ``postgresql://`` URL."""
+    if is_url(location):
+        text = str(location)
+        if not text.startswith(URL_SCHEMES):
+            scheme = text.split("://", 1)[0]
+            raise StoreError(
+                f"unknown store URL scheme {scheme!r}: a store is a file path or a "
+                "postgresql:// (postgres://) URL"
+            )
+        try:  # psycopg is optional, and imported only when such a store is opened
+            from .postgres import PostgresStore
+        except ImportError as exc:
+            raise StoreError(
+                f"a PostgreSQL store needs psycopg 3, which is not installed ({exc}): "
+                f"{POSTGRES_EXTRA}"
+            ) from None
+        return PostgresStore(text, readonly=readonly)
     from .sqlite import Store  # sqlite3 is imported only when a store is opened
 
     return Store(location, readonly=readonly)
+
+
+def describe(location: str | os.PathLike[str]) -> str:
+    """Where ``location`` is, for messages and reprs: a URL without its password."""
+    if not is_url(location):
+        return str(location)
+    from urllib.parse import parse_qsl, urlencode
+
+    text = str(location)
+    head, _, rest = text.partition("://")
+    netloc, slash, path = rest.partition("/")
+    if "@" in netloc:
+        userinfo, _, hostport = netloc.rpartition("@")
+        netloc = userinfo.split(":", 1)[0] + "@" + hostport
+    path, mark, query = path.partition("?")
+    if mark:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        query = urlencode([(k, "<redacted>" if k == "password" else v) for k, v in pairs])
+    return f"{head}://{netloc}{slash}{path}{mark}{query}"

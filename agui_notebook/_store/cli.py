@@ -59,13 +59,14 @@ def add_store_commands(commands: Any) -> None:
 def _store_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--store",
-        metavar="PATH",
+        metavar="PATH|URL",
         default=None,
-        help=f"the store file (default: ${STORE_ENV}, else the user data directory's)",
+        help=f"the store file or postgresql:// URL (default: ${STORE_ENV}, else the user data "
+        "directory's file)",
     )
 
 
-def _path(args: argparse.Namespace) -> Path:
+def _path(args: argparse.Namespace) -> Path | str:
     path = resolve_store(args.store, given=args.store is not None)
     if path is None:
         raise StoreError(f"no store: {STORE_ENV} is 'off' (pass --store PATH)")
@@ -82,7 +83,7 @@ def _nothing_yet(args: argparse.Namespace) -> bool:
         path = _path(args)
     except StoreError:
         return False
-    if path.exists():
+    if not isinstance(path, Path) or path.exists():  # a database URL: asked when opened
         return False
     print(f"agui-notebook: no store at {path} yet (nothing stored)", file=sys.stderr)
     return True

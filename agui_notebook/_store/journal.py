@@ -26,7 +26,7 @@ from .._decisions.decision import Decision
 from .._decisions.interrupts import PendingInterrupt
 from .._errors import StoreError, StoreUnavailable, StoreWarning
 from .._protocol.secrets import Scrubber
-from .backend import StoreBackend, open_store
+from .backend import StoreBackend, describe, is_url, open_store
 from .codec import ThreadSummary, decode_thread, encode_run, encode_thread
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["STORE_ENV", "Journal", "default_store_path", "resolve_store"]
 
-#: The environment variable that chooses the store: a path, or ``off``.
+#: The environment variable that chooses the store: a path, a ``postgresql://`` URL, or ``off``.
 STORE_ENV = "AGUI_NOTEBOOK_STORE"
 STORE_FILE = "store.sqlite3"
 
@@ -46,25 +46,34 @@ def default_store_path() -> Path:
     return Path(platformdirs.user_data_dir("agui-notebook", appauthor=False)) / STORE_FILE
 
 
-def resolve_store(store: str | os.PathLike[str] | None, *, given: bool) -> Path | None:
-    """The store file to use: ``store`` when given (None: none), else the environment's
-    ``AGUI_NOTEBOOK_STORE`` (``off`` disables), else :func:`default_store_path`."""
+def resolve_store(store: str | os.PathLike[str] | None, *, given: bool) -> Path | str | None:
+    """The store to use: ``store`` when given (None: none), else the environment's
+    ``AGUI_NOTEBOOK_STORE`` (``off`` disables), else :func:`default_store_path`. A file is a
+    ``Path``; a database URL (``postgresql://...``) stays the string it is."""
     if given:
-        return None if store is None else Path(store).expanduser()
+        return None if store is None else _location(store)
     env = os.environ.get(STORE_ENV, "").strip()
     if env.lower() in ("off", "none", "0", "false"):
         return None
     if env:
-        return Path(env).expanduser()
+        return _location(env)
     return default_store_path()
+
+
+def _location(store: str | os.PathLike[str]) -> Path | str:
+    return str(store) if is_url(store) else Path(store).expanduser()
 
 
 class Journal:
     """One agent's view of a store: its URL (without credentials), and the scrubber of the
     credentials it knows (``HTTPTransport.known_scrubber``: asked at each write, it grows)."""
 
-    def __init__(self, path: Path, agent_url: str, scrubber: Callable[[], Scrubber]) -> None:
-        self.path = path
+    def __init__(
+        self, location: Path | str, agent_url: str, scrubber: Callable[[], Scrubber]
+    ) -> None:
+        self._location = location  # a URL may hold a password: shown as ``path``, without it
+        #: Where the store is, for messages: the file, or the URL without its password.
+        self.path = describe(location)
         self.agent_url = agent_url
         self._scrubber = scrubber
         self._store: StoreBackend | None = None
@@ -78,7 +87,7 @@ class Journal:
 
     def __repr__(self) -> str:
         state = f", disabled: {self._disabled}" if self._disabled else ""
-        return f"Journal({str(self.path)!r}{state})"
+        return f"Journal({self.path!r}{state})"
 
     # -- the store, opened once ----------------------------------------------------------
 
@@ -88,7 +97,7 @@ class Journal:
             raise self._disabled
         if self._store is None:
             try:  # opened by the first run that commits
-                self._store = open_store(self.path)
+                self._store = open_store(self._location)
             except StoreError as exc:
                 self._disabled = exc
                 raise
@@ -122,7 +131,7 @@ class Journal:
         )
 
     def _failed(self, error: StoreError, unwritten: list[AuditEntry]) -> None:
-        if isinstance(error, StoreUnavailable) and "locked" in str(error):
+        if isinstance(error, StoreUnavailable) and (error.transient or "locked" in str(error)):
             self._backlog = unwritten  # transient: they go with the next commit
         else:
             self._disabled = error
@@ -181,7 +190,7 @@ class Journal:
         except StoreError as exc:
             self._failed(exc, audit)
         except (TypeError, ValueError) as exc:  # a state that is not JSON, for one
-            self._warn(StoreUnavailable(f"cannot store thread {thread.id}: {exc}", str(self.path)))
+            self._warn(StoreUnavailable(f"cannot store thread {thread.id}: {exc}", self.path))
 
     def record_attempt(
         self,
@@ -267,7 +276,7 @@ class Journal:
             self._warn(
                 StoreUnavailable(
                     f"the stored thread {thread.id} in {self.path} cannot be read ({exc})",
-                    str(self.path),
+                    self.path,
                 )
             )
             return False
