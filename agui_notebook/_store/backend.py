@@ -16,7 +16,7 @@ from typing import Protocol
 
 from .._decisions.audit import AuditEntry, ChainBreak, ChainLink
 from .._errors import StoreError
-from .codec import RunRow, StoredThreadData, ThreadRow, ThreadSummary
+from .codec import RunRow, StoredThreadData, ThreadCopy, ThreadRow, ThreadSummary
 
 __all__ = ["POSTGRES_EXTRA", "StoreBackend", "StoredThreadData", "describe", "is_url", "open_store"]
 
@@ -27,6 +27,11 @@ class StoreBackend(Protocol):
     @property
     def where(self) -> str:
         """Where the store is, for messages (never a credential)."""
+        ...
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version the store is at."""
         ...
 
     def close(self) -> None: ...
@@ -54,6 +59,24 @@ class StoreBackend(Protocol):
     def verify_audit(self) -> tuple[int, ChainBreak | None]: ...
 
     def thread_audit(self, agent_url: str, thread_id: str) -> list[AuditEntry]: ...
+
+    # -- copying a whole store (``agui-notebook store copy``) ---------------------------------
+
+    def is_empty(self) -> bool:
+        """No thread and no audit record yet."""
+        ...
+
+    def copy_threads(self) -> list[ThreadCopy]:
+        """Every thread with its runs, as stored, in the order they were first written."""
+        ...
+
+    def paste_thread(self, copy: ThreadCopy) -> None:
+        """Write a copied thread and its runs as they were (times, numbering) in one transaction."""
+        ...
+
+    def append_links(self, links: Sequence[ChainLink], head: tuple[int, str] | None) -> None:
+        """Append audit records as they are (numbers, records, hashes) and note ``head``."""
+        ...
 
 
 POSTGRES_EXTRA = 'pip install "agui_notebook[postgres]"'

@@ -1,8 +1,12 @@
-"""``agui-notebook threads`` and ``agui-notebook audit export|verify``: the store from a shell.
+"""``agui-notebook threads``, ``audit export|verify`` and ``store init|copy``: the store from a shell.
 
-The store is opened read-only, so a command never creates or changes one. Exit codes: 0 done
-(for ``verify``: the chain is intact), 1 ``verify`` found a broken chain, 2 the store cannot be
-read (missing, damaged, newer schema, turned off).
+``threads`` and ``audit`` open the store read-only, so they never create or change one.
+``store init`` creates or upgrades a store's schema (a PostgreSQL database's too, with the
+application role's grants); ``store copy`` copies one store into another, empty one. A store is
+a file path or a ``postgresql://`` URL (``--store``, else ``AGUI_NOTEBOOK_STORE``); a URL's
+password is never printed. Exit codes: 0 done (for ``verify``: the chain is intact), 1 ``verify``
+(or the check after a copy) found a broken chain, 2 a store cannot be used (missing, damaged,
+newer schema, unreachable, a wrong password, turned off, a copy into a store that is not empty).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from .._errors import StoreError
 from .backend import StoreBackend, open_store
 from .journal import STORE_ENV, resolve_store
 
-__all__ = ["add_store_commands", "run_audit", "run_threads"]
+__all__ = ["add_store_commands", "run_audit", "run_store", "run_threads"]
 
 AUDIT_COLUMNS = ["seq", *AuditEntry.__dataclass_fields__, "prev_hash", "hash"]
 
@@ -54,6 +58,37 @@ def add_store_commands(commands: Any) -> None:
         "record that was altered, removed or reordered.",
     )
     _store_option(verify)
+
+    store = commands.add_parser(
+        "store",
+        help="create or upgrade a store's schema, or copy a store",
+        description="Set a store up (a SQLite file or a PostgreSQL database), or copy one.",
+    )
+    store_actions = store.add_subparsers(dest="store_command", metavar="<action>", required=True)
+    init = store_actions.add_parser(
+        "init",
+        help="create or upgrade the schema (idempotent)",
+        description="Create the store's tables, or upgrade them to this version's schema. On "
+        "PostgreSQL, run it as the tables' owner and name the role kernels connect as with "
+        "--app-role: it may read and write threads and append to the audit log, never change "
+        "or remove an audit record.",
+    )
+    init.add_argument("location", metavar="PATH|URL", help="a file path or a postgresql:// URL")
+    init.add_argument(
+        "--app-role",
+        metavar="ROLE",
+        default=None,
+        help="PostgreSQL: the role the kernels use (granted what they need, audit append-only)",
+    )
+    copy = store_actions.add_parser(
+        "copy",
+        help="copy every thread, pending interrupt and audit record into an empty store",
+        description="Copy SRC into DST (SQLite -> PostgreSQL and back): threads with their runs "
+        "and pending interrupts, and the audit log record by record with its hashes, so "
+        "`audit verify` passes on the copy. DST is created if needed and must be empty.",
+    )
+    copy.add_argument("source", metavar="SRC", help="the store to read (opened read-only)")
+    copy.add_argument("target", metavar="DST", help="the empty store to write")
 
 
 def _store_option(parser: argparse.ArgumentParser) -> None:
@@ -151,6 +186,73 @@ def run_audit(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         last = head[1] if head else "?"
         noun = "record" if count == 1 else "records"
         print(f"audit log intact: {count} {noun}; head {last} ({store.where})", file=out)
+    return 0
+
+
+def run_store(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    if args.store_command == "init":
+        return _init(args.location, args.app_role, out)
+    return _copy(args.source, args.target, out)
+
+
+def _location(text: str) -> Path | str:
+    found = resolve_store(text, given=True)
+    assert found is not None
+    return found
+
+
+def _init(location: str, app_role: str | None, out: TextIO) -> int:
+    try:
+        with open_store(_location(location)) as store:
+            grant = getattr(store, "grant", None)
+            if app_role is not None:
+                if grant is None:
+                    raise StoreError(f"--app-role is for a PostgreSQL store, not {store.where}")
+                grant(app_role)
+            version = store.schema_version
+            where = store.where
+    except StoreError as exc:
+        return _error(exc)
+    granted = f"; role {app_role} may append to the audit log, never change it" if app_role else ""
+    print(f"store ready: {where} (schema version {version}){granted}", file=out)
+    return 0
+
+
+def _copy(source: str, target: str, out: TextIO) -> int:
+    try:
+        with (
+            open_store(_location(source), readonly=True) as src,
+            open_store(_location(target)) as dst,
+        ):
+            if not dst.is_empty():
+                raise StoreError(
+                    f"{dst.where} is not empty: a copy goes into a new store, so its audit "
+                    "chain is the source's record for record"
+                )
+            threads = src.copy_threads()
+            for thread in threads:
+                dst.paste_thread(thread)
+            links = src.audit_links()
+            if links:
+                dst.append_links(links, src.audit_head())
+            count, problem = dst.verify_audit()
+            src_where, dst_where = src.where, dst.where
+    except StoreError as exc:
+        return _error(exc)
+    pending = sum(1 for t in threads if t.row.pending_count)
+    print(
+        f"copied {len(threads)} threads ({pending} pending) and {len(links)} audit records "
+        f"from {src_where} to {dst_where}",
+        file=out,
+    )
+    if problem is not None:
+        print(
+            f"audit log BROKEN on the copy at record {problem.seq}: {problem.problem}: "
+            f"{problem.detail}",
+            file=out,
+        )
+        return 1
+    print(f"audit log intact on the copy: {count} records", file=out)
     return 0
 
 

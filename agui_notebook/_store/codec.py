@@ -111,6 +111,15 @@ class RunRow:
 
 
 @dataclass(frozen=True)
+class ThreadCopy:
+    """A thread's row and its runs exactly as stored (``agui-notebook store copy``)."""
+
+    row: ThreadRow
+    created_at: str
+    runs: list[RunRow]
+
+
+@dataclass(frozen=True)
 class RestoredThread:
     """What a stored row gives back to a :class:`Thread`."""
 

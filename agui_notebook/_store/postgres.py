@@ -42,7 +42,14 @@ from .._decisions.audit import (
     verify_chain,
 )
 from .._errors import StoreCorrupt, StoreError, StoreUnavailable, StoreVersionError
-from .codec import RunRow, StoredThreadData, ThreadRow, ThreadSummary, summary_from_row
+from .codec import (
+    RunRow,
+    StoredThreadData,
+    ThreadCopy,
+    ThreadRow,
+    ThreadSummary,
+    summary_from_row,
+)
 
 __all__ = ["MIGRATIONS", "SCHEMA", "SCHEMA_VERSION", "PostgresStore", "describe_url"]
 
@@ -260,6 +267,11 @@ class PostgresStore:
     @property
     def where(self) -> str:
         return self._where
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version this store is at (this module's, once opened for writing)."""
+        return SCHEMA_VERSION
 
     def close(self) -> None:
         with self._lock:
@@ -540,6 +552,62 @@ class PostgresStore:
             with contextlib.suppress(ValueError, TypeError):
                 entries.append(AuditEntry.from_json(json.loads(text)))
         return entries
+
+    # -- copying a whole store -----------------------------------------------------------
+
+    def is_empty(self) -> bool:
+        rows = self._read(
+            "read the store",
+            f"SELECT (SELECT count(*) FROM {SCHEMA}.threads) + (SELECT count(*) FROM {SCHEMA}.audit)",
+        )
+        return int(rows[0][0]) == 0
+
+    def copy_threads(self) -> list[ThreadCopy]:
+        rows = self._read(
+            "read the threads",
+            "SELECT agent_url, id, created_at, updated_at, title, last_run_id, last_status, "
+            "message_count, pending_count, messages, state, tool_calls, pending, answered "
+            f"FROM {SCHEMA}.threads ORDER BY row_id",
+        )
+        runs: dict[tuple[str, str], list[RunRow]] = {}
+        for agent_url, thread_id, run_id, summary in self._read(
+            "read the runs",
+            f"SELECT agent_url, thread_id, run_id, summary FROM {SCHEMA}.runs "
+            "ORDER BY agent_url, thread_id, seq",
+        ):
+            runs.setdefault((agent_url, thread_id), []).append(RunRow(run_id, summary))
+        return [
+            ThreadCopy(
+                row=ThreadRow(r[0], r[1], r[3], *r[4:]),
+                created_at=r[2],
+                runs=runs.get((r[0], r[1]), []),
+            )
+            for r in rows
+        ]
+
+    def paste_thread(self, copy: ThreadCopy) -> None:
+        t = copy.row
+        with self._write("copy a thread") as conn:
+            conn.execute(
+                f"INSERT INTO {SCHEMA}.threads (agent_url, id, created_at, updated_at, title, "
+                "last_run_id, last_status, message_count, pending_count, messages, state, "
+                "tool_calls, pending, answered) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    t.agent_url, t.id, copy.created_at, t.updated_at, t.title, t.last_run_id,
+                    t.last_status, t.message_count, t.pending_count, t.messages, t.state,
+                    t.tool_calls, t.pending, t.answered,
+                ),
+            )  # fmt: skip
+            with conn.cursor() as cur:
+                cur.executemany(
+                    f"INSERT INTO {SCHEMA}.runs (agent_url, thread_id, seq, run_id, summary) "
+                    "VALUES (%s, %s, %s, %s, %s)",
+                    [
+                        (t.agent_url, t.id, n, run.run_id, run.summary)
+                        for n, run in enumerate(copy.runs, 1)
+                    ],
+                )
 
 
 # -- helpers -----------------------------------------------------------------------------------

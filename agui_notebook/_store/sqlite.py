@@ -38,7 +38,14 @@ from .._decisions.audit import (
     verify_chain,
 )
 from .._errors import StoreCorrupt, StoreError, StoreUnavailable, StoreVersionError
-from .codec import RunRow, StoredThreadData, ThreadRow, ThreadSummary, summary_from_row
+from .codec import (
+    RunRow,
+    StoredThreadData,
+    ThreadCopy,
+    ThreadRow,
+    ThreadSummary,
+    summary_from_row,
+)
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "Store", "StoredThreadData"]
 
@@ -166,6 +173,11 @@ class Store:
     @property
     def where(self) -> str:
         return str(self.path)
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version this store is at (this module's, once opened for writing)."""
+        return SCHEMA_VERSION
 
     def close(self) -> None:
         with self._lock:
@@ -361,6 +373,84 @@ class Store:
             with contextlib.suppress(ValueError, TypeError):
                 entries.append(AuditEntry.from_json(json.loads(text)))
         return entries
+
+    # -- copying a whole store -----------------------------------------------------------
+
+    def is_empty(self) -> bool:
+        rows = self._read(
+            "read the store",
+            "SELECT (SELECT count(*) FROM threads) + (SELECT count(*) FROM audit)",
+        )
+        return int(rows[0][0]) == 0
+
+    def copy_threads(self) -> list[ThreadCopy]:
+        rows = self._read(
+            "read the threads",
+            "SELECT agent_url, id, created_at, updated_at, title, last_run_id, last_status, "
+            "message_count, pending_count, messages, state, tool_calls, pending, answered "
+            "FROM threads ORDER BY rowid",
+        )
+        runs: dict[tuple[str, str], list[RunRow]] = {}
+        for agent_url, thread_id, run_id, summary in self._read(
+            "read the runs",
+            "SELECT agent_url, thread_id, run_id, summary FROM runs "
+            "ORDER BY agent_url, thread_id, seq",
+        ):
+            runs.setdefault((agent_url, thread_id), []).append(RunRow(run_id, summary))
+        return [
+            ThreadCopy(
+                row=ThreadRow(r[0], r[1], r[3], *r[4:]),
+                created_at=r[2],
+                runs=runs.get((r[0], r[1]), []),
+            )
+            for r in rows
+        ]
+
+    def paste_thread(self, copy: ThreadCopy) -> None:
+        t = copy.row
+        with self._write("copy a thread") as cur:
+            cur.execute(
+                "INSERT INTO threads (agent_url, id, created_at, updated_at, title, last_run_id, "
+                "last_status, message_count, pending_count, messages, state, tool_calls, "
+                "pending, answered) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    t.agent_url, t.id, copy.created_at, t.updated_at, t.title, t.last_run_id,
+                    t.last_status, t.message_count, t.pending_count, t.messages, t.state,
+                    t.tool_calls, t.pending, t.answered,
+                ),
+            )  # fmt: skip
+            cur.executemany(
+                "INSERT INTO runs (agent_url, thread_id, seq, run_id, summary) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [
+                    (t.agent_url, t.id, n, run.run_id, run.summary)
+                    for n, run in enumerate(copy.runs, 1)
+                ],
+            )
+
+    def append_links(self, links: Sequence[ChainLink], head: tuple[int, str] | None) -> None:
+        with self._write("copy the audit log") as cur:
+            cur.executemany(
+                "INSERT INTO audit (seq, agent_url, thread_id, record, prev_hash, hash) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        item.seq,
+                        str(item.record.get("agent_url", "")),
+                        str(item.record.get("thread_id", "")),
+                        canonical_json(item.record),
+                        item.prev_hash,
+                        item.hash,
+                    )
+                    for item in links
+                ],
+            )
+            if head is not None:
+                cur.executemany(
+                    "INSERT INTO meta (key, value) VALUES (?, ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [("audit_head_seq", str(head[0])), ("audit_head_hash", head[1])],
+                )
 
 
 # -- helpers -----------------------------------------------------------------------------------
