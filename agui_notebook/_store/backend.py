@@ -18,7 +18,15 @@ from .._decisions.audit import AuditEntry, ChainBreak, ChainLink
 from .._errors import StoreError
 from .codec import RunRow, StoredThreadData, ThreadCopy, ThreadRow, ThreadSummary
 
-__all__ = ["POSTGRES_EXTRA", "StoreBackend", "StoredThreadData", "describe", "is_url", "open_store"]
+__all__ = [
+    "POSTGRES_EXTRA",
+    "StoreBackend",
+    "StoredThreadData",
+    "describe",
+    "is_url",
+    "open_store",
+    "url_secrets",
+]
 
 
 class StoreBackend(Protocol):
@@ -109,6 +117,27 @@ def open_store(location: str | os.PathLike[str], *, readonly: bool = False) -> S
     from .sqlite import Store  # sqlite3 is imported only when a store is opened
 
     return Store(location, readonly=readonly)
+
+
+def url_secrets(location: str | os.PathLike[str]) -> set[str]:
+    """The passwords a store URL carries (in its userinfo or a ``password=`` option)."""
+    if not is_url(location):
+        return set()
+    from urllib.parse import parse_qsl, unquote, urlsplit
+
+    found: set[str] = set()
+    try:
+        parts = urlsplit(str(location))
+        if parts.password:
+            found |= {parts.password, unquote(parts.password)}
+        found |= {v for k, v in parse_qsl(parts.query) if k == "password"}
+    except ValueError:  # a port that is not a number: take the userinfo by hand
+        netloc = str(location).partition("://")[2].split("/", 1)[0]
+        userinfo = netloc.rpartition("@")[0]
+        if ":" in userinfo:
+            secret = userinfo.split(":", 1)[1]
+            found |= {secret, unquote(secret)}
+    return {s for s in found if s}
 
 
 def describe(location: str | os.PathLike[str]) -> str:

@@ -26,7 +26,7 @@ from .._decisions.decision import Decision
 from .._decisions.interrupts import PendingInterrupt
 from .._errors import StoreError, StoreUnavailable, StoreWarning
 from .._protocol.secrets import Scrubber
-from .backend import StoreBackend, describe, is_url, open_store
+from .backend import StoreBackend, describe, is_url, open_store, url_secrets
 from .codec import ThreadSummary, decode_thread, encode_run, encode_thread
 
 if TYPE_CHECKING:
@@ -75,7 +75,9 @@ class Journal:
         #: Where the store is, for messages: the file, or the URL without its password.
         self.path = describe(location)
         self.agent_url = agent_url
-        self._scrubber = scrubber
+        # The store's own password is scrubbed like the agent's credentials (a user may paste it).
+        store_secrets = url_secrets(location)
+        self._scrubber = (lambda: scrubber().union(store_secrets)) if store_secrets else scrubber
         self._store: StoreBackend | None = None
         self._disabled: StoreError | None = None
         self._warned = False
