@@ -76,8 +76,8 @@ class Journal:
         self.path = describe(location)
         self.agent_url = agent_url
         # The store's own password is scrubbed like the agent's credentials (a user may paste it).
-        store_secrets = url_secrets(location)
-        self._scrubber = (lambda: scrubber().union(store_secrets)) if store_secrets else scrubber
+        self._store_secrets = url_secrets(location)
+        self._agent_scrubber = scrubber
         self._store: StoreBackend | None = None
         self._disabled: StoreError | None = None
         self._warned = False
@@ -90,6 +90,10 @@ class Journal:
     def __repr__(self) -> str:
         state = f", disabled: {self._disabled}" if self._disabled else ""
         return f"Journal({self.path!r}{state})"
+
+    def _scrubber(self) -> Scrubber:
+        scrubber = self._agent_scrubber()
+        return scrubber.union(self._store_secrets) if self._store_secrets else scrubber
 
     # -- the store, opened once ----------------------------------------------------------
 
