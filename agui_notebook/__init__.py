@@ -18,6 +18,7 @@ from ._decisions.decision import Decision, answer, approve, cancel, edit, reject
 from ._decisions.interrupts import PendingInterrupt
 from ._errors import (
     AGUIError,
+    AlreadyDecided,
     ConnectError,
     ExpiredInterrupt,
     HTTPStatusError,
@@ -74,6 +75,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "AGUIError",
     "Agent",
+    "AlreadyDecided",
     "Chat",
     "ChatResult",
     "ConnectError",

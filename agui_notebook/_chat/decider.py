@@ -20,6 +20,7 @@ from .._decisions.decision import Decision, answer, approve, cancel, edit, rejec
 from .._decisions.interrupts import PendingInterrupt
 from .._errors import (
     AGUIError,
+    AlreadyDecided,
     InterruptReissued,
     NobodyCanClick,
     NothingPending,
@@ -82,6 +83,20 @@ class Decider:
                 run = self.thread.stream(resume=decisions)
                 run.decided_by = decided_by  # the audit log says who
                 result = await self.streamer.stream(view, run)
+            except AlreadyDecided as exc:
+                # Another kernel sharing the store claimed them: the card says who, and where.
+                deck.set_outcome(card, "not sent: decided elsewhere")
+                deck.keep_attempt(card, decisions, decided_by, None, f"refused: {exc}")
+                title = "Decided elsewhere" if exc.settled else "Being decided elsewhere"
+                self.deck.state(card, status="failed", error=(title, str(exc)))
+                if decided_by != "you":
+                    raise
+                retry = await self._wait(card, "retry")  # e.g. once a dead kernel's claim lapsed
+                if retry is None:
+                    raise
+                if isinstance(retry, tuple):
+                    decided = retry
+                continue
             except ResumeRefused as exc:
                 if isinstance(exc, ThreadBusy) or not self._still_pending(card):
                     # Code resumed the thread while the card waited: let that run finish.

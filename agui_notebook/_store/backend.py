@@ -16,7 +16,7 @@ from typing import Protocol
 
 from .._decisions.audit import AuditEntry, ChainBreak, ChainLink
 from .._errors import StoreError
-from .codec import RunRow, StoredThreadData, ThreadCopy, ThreadRow, ThreadSummary
+from .codec import Claim, RunRow, StoredThreadData, ThreadCopy, ThreadRow, ThreadSummary
 
 __all__ = [
     "POSTGRES_EXTRA",
@@ -48,8 +48,32 @@ class StoreBackend(Protocol):
 
     def __exit__(self, *exc: object) -> None: ...
 
-    def save_run(self, thread: ThreadRow, run: RunRow, audit: Sequence[AuditEntry] = ()) -> None:
-        """One transaction: the thread's row, the run's summary, the run's audit entries."""
+    def save_run(
+        self,
+        thread: ThreadRow,
+        run: RunRow,
+        audit: Sequence[AuditEntry] = (),
+        settled: Sequence[str] = (),
+    ) -> None:
+        """One transaction: the thread's row, the run's summary, the run's audit entries, and
+        the claims on the interrupts the run answered (``settled``) marked settled."""
+        ...
+
+    def claim(
+        self, agent_url: str, thread_id: str, claims: Sequence[Claim], now: float
+    ) -> Claim | None:
+        """Claim every interrupt of a resume, all or none, in one transaction: None when taken
+        (or already ours), else the first claim that holds against it (see ``Claim``)."""
+        ...
+
+    def release(
+        self, agent_url: str, thread_id: str, interrupt_ids: Sequence[str], token: str
+    ) -> None:
+        """Drop ``token``'s unsettled claims (its resume failed without reaching the server)."""
+        ...
+
+    def claims(self, agent_url: str | None = None) -> list[Claim]:
+        """Every claim (of one agent URL), oldest first."""
         ...
 
     def append_audit(self, entries: Sequence[AuditEntry]) -> None: ...

@@ -111,6 +111,29 @@ class RunRow:
 
 
 @dataclass(frozen=True)
+class Claim:
+    """Who claimed an interrupt before sending its resume (exactly once across kernels).
+
+    ``token`` is the claiming journal's own id (a retry from the same agent is its own claim);
+    ``lease_until`` (seconds since the epoch) is when an unsettled claim lapses; ``settled``: the
+    resume committed."""
+
+    interrupt_id: str
+    token: str
+    claimant: str
+    host: str
+    pid: int | None
+    decided_by: str | None
+    claimed_at: str
+    lease_until: float
+    settled: bool = False
+
+    def holds_against(self, token: str, now: float) -> bool:
+        """This claim stops a claim by ``token`` at ``now``."""
+        return self.settled or (self.token != token and self.lease_until > now)
+
+
+@dataclass(frozen=True)
 class ThreadCopy:
     """A thread's row and its runs exactly as stored (``agui-notebook store copy``)."""
 

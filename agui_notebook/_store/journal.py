@@ -14,6 +14,9 @@ go with that next commit).
 from __future__ import annotations
 
 import os
+import socket
+import time
+import uuid
 import warnings
 import weakref
 from collections.abc import Callable, Mapping
@@ -24,19 +27,51 @@ from typing import TYPE_CHECKING, Any
 from .._decisions.audit import AuditEntry, chat_record, decision_entries
 from .._decisions.decision import Decision
 from .._decisions.interrupts import PendingInterrupt
-from .._errors import StoreError, StoreUnavailable, StoreWarning
+from .._errors import AlreadyDecided, StoreError, StoreUnavailable, StoreWarning
 from .._protocol.secrets import Scrubber
 from .backend import StoreBackend, describe, is_url, open_store, url_secrets
-from .codec import ThreadSummary, decode_thread, encode_run, encode_thread
+from .codec import Claim, ThreadSummary, decode_thread, encode_run, encode_thread
 
 if TYPE_CHECKING:
     from .._thread import RunStream, Thread
 
-__all__ = ["STORE_ENV", "Journal", "default_store_path", "resolve_store"]
+__all__ = [
+    "CLAIM_LEASE_ENV",
+    "STORE_ENV",
+    "Journal",
+    "claim_lease",
+    "default_store_path",
+    "resolve_store",
+]
 
 #: The environment variable that chooses the store: a path, a ``postgresql://`` URL, or ``off``.
 STORE_ENV = "AGUI_NOTEBOOK_STORE"
 STORE_FILE = "store.sqlite3"
+#: Seconds an unsettled claim holds (its kernel may have died): ``AGUI_NOTEBOOK_CLAIM_LEASE``.
+CLAIM_LEASE_ENV = "AGUI_NOTEBOOK_CLAIM_LEASE"
+CLAIM_LEASE_S = 120.0
+#: Who decides, as other kernels are told: ``AGUI_NOTEBOOK_USER``, JupyterHub's user, the login.
+USER_ENV = "AGUI_NOTEBOOK_USER"
+
+
+def claim_lease() -> float:
+    """The lease of a claim, in seconds (``AGUI_NOTEBOOK_CLAIM_LEASE``, else 120)."""
+    try:
+        return max(0.0, float(os.environ.get(CLAIM_LEASE_ENV, "") or CLAIM_LEASE_S))
+    except ValueError:
+        return CLAIM_LEASE_S
+
+
+def _claimant() -> str:
+    for name in (USER_ENV, "JUPYTERHUB_USER"):
+        if os.environ.get(name):
+            return os.environ[name]
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no login name (a container without a passwd entry)
+        return f"uid {os.getuid()}" if hasattr(os, "getuid") else "unknown"
 
 
 def default_store_path() -> Path:
@@ -82,6 +117,8 @@ class Journal:
         self._disabled: StoreError | None = None
         self._warned = False
         self._backlog: list[AuditEntry] = []
+        #: This journal's claims (a retry from this agent is its own claim, not another's).
+        self.token = uuid.uuid4().hex
         # Per live thread, the JSON of its messages as last written (see encode_thread).
         self._memos: weakref.WeakKeyDictionary[Thread, dict[str, tuple[Any, str]]] = (
             weakref.WeakKeyDictionary()
@@ -191,12 +228,71 @@ class Journal:
                 resume=list(record.resume) if record is not None else [],
                 scrubber=scrubber,
             )
-            store.save_run(row, summary, audit)
+            settled = [e.interrupt_id for e in run.resume]
+            store.save_run(row, summary, audit, settled)
             self._backlog = []
         except StoreError as exc:
             self._failed(exc, audit)
         except (TypeError, ValueError) as exc:  # a state that is not JSON, for one
             self._warn(StoreUnavailable(f"cannot store thread {thread.id}: {exc}", self.path))
+
+    def claim(self, thread: Thread, run: RunStream) -> None:
+        """Claim the interrupts ``run`` answers before it is sent; raises :class:`AlreadyDecided`
+        when another kernel's claim holds. A store problem is a StoreWarning and the resume goes
+        out unclaimed (as it would without a store)."""
+        store = self._usable()
+        ids = [e.interrupt_id for e in run.resume]
+        if store is None or not ids:
+            return
+        now = time.time()
+        claimed_at = datetime.fromtimestamp(now, timezone.utc).isoformat(timespec="seconds")
+        mine = [
+            Claim(
+                interrupt_id=i,
+                token=self.token,
+                claimant=_claimant(),
+                host=socket.gethostname(),
+                pid=os.getpid(),
+                decided_by=run.decided_by,
+                claimed_at=claimed_at,
+                lease_until=now + claim_lease(),
+            )
+            for i in ids
+        ]
+        try:
+            held = store.claim(self.agent_url, thread.id, mine, now)
+        except StoreError as exc:
+            self._warn(exc)
+            return
+        if held is not None:
+            raise AlreadyDecided(
+                held.interrupt_id,
+                claimant=held.claimant,
+                host=held.host,
+                pid=held.pid,
+                decided_by=held.decided_by,
+                claimed_at=held.claimed_at,
+                lease_until=datetime.fromtimestamp(held.lease_until, timezone.utc).isoformat(
+                    timespec="seconds"
+                ),
+                settled=held.settled,
+            )
+
+    def release(self, thread: Thread, run: RunStream) -> None:
+        """Give up this journal's claims for ``run``: it failed before reaching the server."""
+        store = self._usable()
+        if store is None:
+            return
+        try:
+            store.release(
+                self.agent_url, thread.id, [e.interrupt_id for e in run.resume], self.token
+            )
+        except StoreError as exc:
+            self._warn(exc)
+
+    def claims(self) -> list[Claim]:
+        """This agent's claims, oldest first (raises the store's typed error)."""
+        return self.store().claims(self.agent_url)
 
     def record_attempt(
         self,

@@ -43,6 +43,7 @@ from .._decisions.audit import (
 )
 from .._errors import StoreCorrupt, StoreError, StoreUnavailable, StoreVersionError
 from .codec import (
+    Claim,
     RunRow,
     StoredThreadData,
     ThreadCopy,
@@ -113,16 +114,35 @@ CREATE TRIGGER audit_no_truncate BEFORE TRUNCATE ON {SCHEMA}.audit
     FOR EACH STATEMENT EXECUTE FUNCTION {SCHEMA}.audit_is_append_only();
 """
 
+_SCHEMA_V2 = f"""
+CREATE TABLE {SCHEMA}.claims (
+    agent_url TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    interrupt_id TEXT NOT NULL,
+    token TEXT NOT NULL,
+    claimant TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER,
+    decided_by TEXT,
+    claimed_at TEXT NOT NULL,
+    lease_until DOUBLE PRECISION NOT NULL,
+    settled INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (agent_url, thread_id, interrupt_id)
+);
+"""
+
 #: (version, script) in order: a database at version N runs every script above N, in one
 #: transaction. Statements are separated by a line holding only ``;`` or ending in ``;``
 #: outside a ``$$`` body (see :func:`_statements`).
-MIGRATIONS: list[tuple[int, str]] = [(1, _SCHEMA_V1)]
+#: Version 2 adds the claims, so a resume goes out once across kernels sharing the store.
+MIGRATIONS: list[tuple[int, str]] = [(1, _SCHEMA_V1), (2, _SCHEMA_V2)]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 #: What ``store init --app-role`` grants: everything but changing or removing audit records.
 _GRANTS = """
 GRANT USAGE ON SCHEMA {schema} TO {role};
-GRANT SELECT, INSERT, UPDATE, DELETE ON {schema}.threads, {schema}.runs, {schema}.meta TO {role};
+GRANT SELECT, INSERT, UPDATE, DELETE ON {schema}.threads, {schema}.runs, {schema}.meta,
+    {schema}.claims TO {role};
 GRANT SELECT, INSERT ON {schema}.audit TO {role};
 REVOKE UPDATE, DELETE, TRUNCATE ON {schema}.audit FROM {role};
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA {schema} TO {role};
@@ -364,8 +384,15 @@ class PostgresStore:
             except psycopg.Error as exc:
                 raise self._error(exc, action) from None
 
-    def save_run(self, thread: ThreadRow, run: RunRow, audit: Sequence[AuditEntry] = ()) -> None:
-        """Write a committed run: the thread as it now is, the run's summary, its decisions."""
+    def save_run(
+        self,
+        thread: ThreadRow,
+        run: RunRow,
+        audit: Sequence[AuditEntry] = (),
+        settled: Sequence[str] = (),
+    ) -> None:
+        """Write a committed run: the thread as it now is, the run's summary, its decisions,
+        and the claims on the interrupts it answered settled."""
         with self._write("save a run") as conn:
             conn.execute(
                 f"""
@@ -413,6 +440,13 @@ class PostgresStore:
                 (thread.agent_url, thread.id, thread.agent_url, thread.id, run.run_id, run.summary),
             )
             _append_audit(conn, audit)
+            if settled:
+                with conn.cursor() as cur:
+                    cur.executemany(
+                        f"UPDATE {SCHEMA}.claims SET settled = 1 "
+                        "WHERE agent_url = %s AND thread_id = %s AND interrupt_id = %s",
+                        [(thread.agent_url, thread.id, i) for i in settled],
+                    )
 
     def append_audit(self, entries: Sequence[AuditEntry]) -> None:
         """Append decisions whose run did not commit (a failed or refused resume)."""
@@ -553,6 +587,66 @@ class PostgresStore:
                 entries.append(AuditEntry.from_json(json.loads(text)))
         return entries
 
+    # -- claims: a resume goes out once across kernels ---------------------------------
+
+    def claim(
+        self, agent_url: str, thread_id: str, claims: Sequence[Claim], now: float
+    ) -> Claim | None:
+        """Claim every interrupt of a resume, all or none; the claim that holds against it."""
+        try:
+            with self._write("claim interrupts") as conn:
+                for mine in claims:
+                    key = (agent_url, thread_id, mine.interrupt_id)
+                    taken = conn.execute(
+                        f"INSERT INTO {SCHEMA}.claims (agent_url, thread_id, interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                        "ON CONFLICT (agent_url, thread_id, interrupt_id) DO NOTHING",
+                        (agent_url, thread_id, *_claim_values(mine)),
+                    ).rowcount
+                    if taken == 1:
+                        continue
+                    row = conn.execute(
+                        f"SELECT interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled FROM {SCHEMA}.claims "
+                        "WHERE agent_url = %s AND thread_id = %s AND interrupt_id = %s FOR UPDATE",
+                        key,
+                    ).fetchone()
+                    held = _claim_from_row(row)
+                    if held.holds_against(mine.token, now):
+                        raise _Held(held)
+                    conn.execute(  # ours again (a retry), or a lapsed claim taken over
+                        f"UPDATE {SCHEMA}.claims SET token = %s, claimant = %s, host = %s, pid = %s, "
+                        "decided_by = %s, claimed_at = %s, lease_until = %s, settled = %s "
+                        "WHERE agent_url = %s AND thread_id = %s AND interrupt_id = %s",
+                        (*_claim_values(mine)[1:], *key),
+                    )
+        except _Held as held:
+            return held.claim
+        return None
+
+    def release(
+        self, agent_url: str, thread_id: str, interrupt_ids: Sequence[str], token: str
+    ) -> None:
+        if not interrupt_ids:
+            return
+        with self._write("release claims") as conn:
+            for interrupt_id in interrupt_ids:
+                conn.execute(
+                    f"DELETE FROM {SCHEMA}.claims WHERE agent_url = %s AND thread_id = %s "
+                    "AND interrupt_id = %s AND token = %s AND settled = 0",
+                    (agent_url, thread_id, interrupt_id, token),
+                )
+
+    def claims(self, agent_url: str | None = None) -> list[Claim]:
+        where, params = ("", ()) if agent_url is None else (" WHERE agent_url = %s", (agent_url,))
+        rows = self._read(
+            "read the claims",
+            f"SELECT interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled FROM {SCHEMA}.claims"
+            + where
+            + " ORDER BY claimed_at",
+            params,
+        )
+        return [_claim_from_row(r) for r in rows]
+
     # -- copying a whole store -----------------------------------------------------------
 
     def is_empty(self) -> bool:
@@ -613,9 +707,45 @@ class PostgresStore:
 # -- helpers -----------------------------------------------------------------------------------
 
 
+class _Held(Exception):
+    """Rolls a claim back: another kernel's claim holds."""
+
+    def __init__(self, claim: Claim) -> None:
+        self.claim = claim
+
+
+def _claim_values(c: Claim) -> tuple[Any, ...]:
+    return (
+        c.interrupt_id, c.token, c.claimant, c.host, c.pid, c.decided_by, c.claimed_at,
+        c.lease_until, int(c.settled),
+    )  # fmt: skip
+
+
+def _claim_from_row(row: Any) -> Claim:
+    interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled = row
+    return Claim(
+        interrupt_id=str(interrupt_id),
+        token=str(token),
+        claimant=str(claimant),
+        host=str(host),
+        pid=None if pid is None else int(pid),
+        decided_by=decided_by,
+        claimed_at=str(claimed_at),
+        lease_until=float(lease_until),
+        settled=bool(settled),
+    )
+
+
 def _version(conn: psycopg.Connection[Any]) -> int:
-    row = conn.execute("SELECT to_regclass(%s)", (f"{SCHEMA}.meta",)).fetchone()
-    if row is None or row[0] is None:
+    # A scan of the catalog under this statement's snapshot, not to_regclass: that goes through
+    # the session's catalog cache, which may still say "no such schema" after another kernel
+    # migrated while we waited for the advisory lock (which does not refresh the cache).
+    row = conn.execute(
+        "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+        "ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relname = 'meta'",
+        (SCHEMA,),
+    ).fetchone()
+    if row is None:
         return 0
     found = conn.execute(f"SELECT value FROM {SCHEMA}.meta WHERE key = 'schema_version'").fetchone()
     try:

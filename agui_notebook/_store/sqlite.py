@@ -39,6 +39,7 @@ from .._decisions.audit import (
 )
 from .._errors import StoreCorrupt, StoreError, StoreUnavailable, StoreVersionError
 from .codec import (
+    Claim,
     RunRow,
     StoredThreadData,
     ThreadCopy,
@@ -92,8 +93,26 @@ CREATE TABLE audit (
 CREATE INDEX audit_by_thread ON audit (agent_url, thread_id, seq);
 """
 
+_SCHEMA_V2 = """
+CREATE TABLE claims (
+    agent_url TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    interrupt_id TEXT NOT NULL,
+    token TEXT NOT NULL,
+    claimant TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER,
+    decided_by TEXT,
+    claimed_at TEXT NOT NULL,
+    lease_until REAL NOT NULL,
+    settled INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (agent_url, thread_id, interrupt_id)
+);
+"""
+
 #: (version, script) in order: a file at version N runs every script above N, in one transaction.
-MIGRATIONS: list[tuple[int, str]] = [(1, _SCHEMA_V1)]
+#: Version 2 adds the claims, so a resume goes out once across kernels sharing the store.
+MIGRATIONS: list[tuple[int, str]] = [(1, _SCHEMA_V1), (2, _SCHEMA_V2)]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
@@ -214,8 +233,15 @@ class Store:
             finally:
                 cur.close()
 
-    def save_run(self, thread: ThreadRow, run: RunRow, audit: Sequence[AuditEntry] = ()) -> None:
-        """Write a committed run: the thread as it now is, the run's summary, its decisions."""
+    def save_run(
+        self,
+        thread: ThreadRow,
+        run: RunRow,
+        audit: Sequence[AuditEntry] = (),
+        settled: Sequence[str] = (),
+    ) -> None:
+        """Write a committed run: the thread as it now is, the run's summary, its decisions,
+        and the claims on the interrupts it answered settled."""
         with self._write("save a run") as cur:
             cur.execute(
                 """
@@ -262,6 +288,12 @@ class Store:
                 (thread.agent_url, thread.id, thread.agent_url, thread.id, run.run_id, run.summary),
             )
             _append_audit(cur, audit)
+            if settled:
+                cur.executemany(
+                    "UPDATE claims SET settled = 1 "
+                    "WHERE agent_url = ? AND thread_id = ? AND interrupt_id = ?",
+                    [(thread.agent_url, thread.id, i) for i in settled],
+                )
 
     def append_audit(self, entries: Sequence[AuditEntry]) -> None:
         """Append decisions whose run did not commit (a failed or refused resume)."""
@@ -374,6 +406,66 @@ class Store:
                 entries.append(AuditEntry.from_json(json.loads(text)))
         return entries
 
+    # -- claims: a resume goes out once across kernels ---------------------------------
+
+    def claim(
+        self, agent_url: str, thread_id: str, claims: Sequence[Claim], now: float
+    ) -> Claim | None:
+        """Claim every interrupt of a resume, all or none; the claim that holds against it."""
+        try:
+            with self._write("claim interrupts") as cur:
+                for mine in claims:
+                    key = (agent_url, thread_id, mine.interrupt_id)
+                    taken = cur.execute(
+                        "INSERT INTO claims (agent_url, thread_id, interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                        "ON CONFLICT (agent_url, thread_id, interrupt_id) DO NOTHING",
+                        (agent_url, thread_id, *_claim_values(mine)),
+                    ).rowcount
+                    if taken == 1:
+                        continue
+                    row = cur.execute(
+                        "SELECT interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled FROM claims "
+                        "WHERE agent_url = ? AND thread_id = ? AND interrupt_id = ?",
+                        key,
+                    ).fetchone()
+                    held = _claim_from_row(row)
+                    if held.holds_against(mine.token, now):
+                        raise _Held(held)
+                    cur.execute(  # ours again (a retry), or a lapsed claim taken over
+                        "UPDATE claims SET token = ?, claimant = ?, host = ?, pid = ?, "
+                        "decided_by = ?, claimed_at = ?, lease_until = ?, settled = ? "
+                        "WHERE agent_url = ? AND thread_id = ? AND interrupt_id = ?",
+                        (*_claim_values(mine)[1:], *key),
+                    )
+        except _Held as held:
+            return held.claim
+        return None
+
+    def release(
+        self, agent_url: str, thread_id: str, interrupt_ids: Sequence[str], token: str
+    ) -> None:
+        if not interrupt_ids:
+            return
+        with self._write("release claims") as cur:
+            for interrupt_id in interrupt_ids:
+                cur.execute(
+                    "DELETE FROM claims WHERE agent_url = ? AND thread_id = ? "
+                    "AND interrupt_id = ? AND token = ? AND settled = 0",
+                    (agent_url, thread_id, interrupt_id, token),
+                )
+
+    def claims(self, agent_url: str | None = None) -> list[Claim]:
+        where, params = ("", ()) if agent_url is None else (" WHERE agent_url = ?", (agent_url,))
+        rows = self._read(
+            "read the claims",
+            "SELECT interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled FROM claims"
+            + where
+            + " ORDER BY claimed_at",
+            params,
+        )
+        return [_claim_from_row(r) for r in rows]
+
     # -- copying a whole store -----------------------------------------------------------
 
     def is_empty(self) -> bool:
@@ -454,6 +546,35 @@ class Store:
 
 
 # -- helpers -----------------------------------------------------------------------------------
+
+
+class _Held(Exception):
+    """Rolls a claim back: another kernel's claim holds."""
+
+    def __init__(self, claim: Claim) -> None:
+        self.claim = claim
+
+
+def _claim_values(c: Claim) -> tuple[Any, ...]:
+    return (
+        c.interrupt_id, c.token, c.claimant, c.host, c.pid, c.decided_by, c.claimed_at,
+        c.lease_until, int(c.settled),
+    )  # fmt: skip
+
+
+def _claim_from_row(row: Any) -> Claim:
+    interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled = row
+    return Claim(
+        interrupt_id=str(interrupt_id),
+        token=str(token),
+        claimant=str(claimant),
+        host=str(host),
+        pid=None if pid is None else int(pid),
+        decided_by=decided_by,
+        claimed_at=str(claimed_at),
+        lease_until=float(lease_until),
+        settled=bool(settled),
+    )
 
 
 def _append_audit(cur: sqlite3.Cursor, entries: Sequence[AuditEntry]) -> None:

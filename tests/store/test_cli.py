@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from agui_notebook import Agent, policies
+from agui_notebook._store.postgres import SCHEMA_VERSION
 from tests.store import _postgres
 from tests.store._db import rows
 from tests.store.conftest import BACKENDS
@@ -216,9 +217,11 @@ def test_store_init_creates_and_is_idempotent(
     for _ in range(2):  # creates, then finds it current
         done = agui("store", "init", url)
         assert done.returncode == 0, done.stderr
-        assert "store ready" in done.stdout and "schema version 1" in done.stdout
+        assert "store ready" in done.stdout and f"schema version {SCHEMA_VERSION}" in done.stdout
         assert secret not in done.stdout + done.stderr
-    assert rows(url, "SELECT value FROM meta WHERE key = 'schema_version'") == [("1",)]
+    assert rows(url, "SELECT value FROM meta WHERE key = 'schema_version'") == [
+        (str(SCHEMA_VERSION),)
+    ]
     listed = agui("threads", "--store", url)
     assert listed.returncode == 0 and "no stored threads" in listed.stdout
     path = tmp_path / "new.sqlite3"
