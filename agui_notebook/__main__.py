@@ -6,6 +6,7 @@ agui-notebook notebooks --reexecute [PATHS...] [--widget-state]
 agui-notebook threads [--pending] [--store PATH|URL]
 agui-notebook audit export --format jsonl|csv [--store PATH|URL]
 agui-notebook audit verify [--store PATH|URL]
+agui-notebook inbox [--store PATH|URL]
 agui-notebook store init PATH|URL [--app-role ROLE]
 agui-notebook store copy SRC DST
 """
@@ -119,11 +120,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.widget_state:
             forwarded.append("--widget-state")
         return notebooks_main(forwarded)
-    if args.command in ("threads", "audit", "store"):
-        from agui_notebook._store.cli import run_audit, run_store, run_threads
+    if args.command in ("threads", "audit", "store", "inbox"):
+        from agui_notebook._store.cli import run_audit, run_inbox, run_store, run_threads
 
         if args.command == "store":
             return run_store(args)
+        if args.command == "inbox":
+            return run_inbox(args)
         return run_threads(args) if args.command == "threads" else run_audit(args)
     parser.error(f"unknown command {args.command}")
     return 2

@@ -11,7 +11,7 @@ import httpx
 
 from ._protocol.secrets import redact_url
 from ._protocol.sse import DEFAULT_MAX_EVENT_BYTES
-from ._store.codec import ThreadSummary
+from ._store.codec import InboxItem, ThreadSummary
 from ._store.journal import Journal, resolve_store
 from ._thread import Thread
 from ._transports.base import Transport
@@ -152,6 +152,16 @@ class Agent:
         if self._journal is None:
             return []
         return self._journal.threads(pending)
+
+    def inbox(self) -> list[InboxItem]:
+        """Every approval waiting in this agent's store, across its threads and every kernel
+        sharing the store (a PostgreSQL store: the whole team's), newest first. Each item has
+        the thread, the interrupt (tool, arguments, expiry) and ``status``: ``waiting``,
+        ``expired``, or ``being decided by ada on host-2``. Empty when the agent keeps no store.
+        ``agent.chat(item.thread_id)`` shows its card."""
+        if self._journal is None:
+            return []
+        return self._journal.inbox()
 
     def chat(self, thread_id: str | None = None, **options: Any) -> Chat:
         """A thread with a live view in the notebook; see :class:`agui_notebook.Chat`.

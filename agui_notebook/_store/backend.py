@@ -54,9 +54,11 @@ class StoreBackend(Protocol):
         run: RunRow,
         audit: Sequence[AuditEntry] = (),
         settled: Sequence[str] = (),
+        reopened: Sequence[str] = (),
     ) -> None:
         """One transaction: the thread's row, the run's summary, the run's audit entries, and
-        the claims on the interrupts the run answered (``settled``) marked settled."""
+        the claims on the interrupts the run answered (``settled``) marked settled, and those on
+        interrupts the server raised again (``reopened``) dropped, so they can be answered."""
         ...
 
     def claim(
@@ -70,6 +72,13 @@ class StoreBackend(Protocol):
         self, agent_url: str, thread_id: str, interrupt_ids: Sequence[str], token: str
     ) -> None:
         """Drop ``token``'s unsettled claims (its resume failed without reaching the server)."""
+        ...
+
+    def pending_rows(
+        self, agent_url: str | None = None
+    ) -> list[tuple[str, str, str, str | None, str]]:
+        """Threads with pending interrupts, newest first: (agent URL, id, updated_at, title,
+        pending JSON)."""
         ...
 
     def claims(self, agent_url: str | None = None) -> list[Claim]:

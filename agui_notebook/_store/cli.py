@@ -21,9 +21,9 @@ from typing import Any, TextIO
 from .._decisions.audit import AuditEntry, canonical_json
 from .._errors import StoreError
 from .backend import StoreBackend, open_store
-from .journal import STORE_ENV, resolve_store
+from .journal import STORE_ENV, inbox_view, resolve_store
 
-__all__ = ["add_store_commands", "run_audit", "run_store", "run_threads"]
+__all__ = ["add_store_commands", "run_audit", "run_inbox", "run_store", "run_threads"]
 
 AUDIT_COLUMNS = ["seq", *AuditEntry.__dataclass_fields__, "prev_hash", "hash"]
 
@@ -58,6 +58,15 @@ def add_store_commands(commands: Any) -> None:
         "record that was altered, removed or reordered.",
     )
     _store_option(verify)
+
+    inbox = commands.add_parser(
+        "inbox",
+        help="every approval waiting in the store, and who is deciding it",
+        description="A table of the pending interrupts of every thread and agent in the store "
+        "(a shared PostgreSQL store: the whole team's), newest first, with their status: "
+        "waiting, expired, or being decided by someone on some host.",
+    )
+    _store_option(inbox)
 
     store = commands.add_parser(
         "store",
@@ -148,12 +157,44 @@ def run_threads(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
                 t.title or "",
             ]
         )
+    _table(rows, out)
+    return 0
+
+
+def run_inbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    if _nothing_yet(args):
+        return 0
+    try:
+        with _open(args) as store:
+            items = inbox_view(store)
+    except StoreError as exc:
+        return _error(exc)
+    if not items:
+        print("no pending approvals", file=out)
+        return 0
+    rows = [["UPDATED (UTC)", "THREAD", "INTERRUPT", "TOOL", "STATUS", "AGENT", "TITLE"]]
+    for item in items:
+        rows.append(
+            [
+                item.updated_at.strftime("%Y-%m-%d %H:%M:%S"),
+                item.thread_id,
+                item.interrupt.id,
+                item.interrupt.tool_name or item.interrupt.reason,
+                item.status,
+                item.agent_url,
+                item.title or "",
+            ]
+        )
+    _table(rows, out)
+    return 0
+
+
+def _table(rows: list[list[str]], out: TextIO) -> None:
     rows = [[_printable(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:
         cells = [c.ljust(w) for c, w in zip(row, widths, strict=False)]
         print("  ".join([*cells, row[-1]]).rstrip(), file=out)
-    return 0
 
 
 def run_audit(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:

@@ -30,7 +30,15 @@ from .._decisions.interrupts import PendingInterrupt
 from .._errors import AlreadyDecided, StoreError, StoreUnavailable, StoreWarning
 from .._protocol.secrets import Scrubber
 from .backend import StoreBackend, describe, is_url, open_store, url_secrets
-from .codec import Claim, ThreadSummary, decode_thread, encode_run, encode_thread
+from .codec import (
+    Claim,
+    InboxItem,
+    ThreadSummary,
+    decode_thread,
+    encode_run,
+    encode_thread,
+    inbox_items,
+)
 
 if TYPE_CHECKING:
     from .._thread import RunStream, Thread
@@ -228,8 +236,11 @@ class Journal:
                 resume=list(record.resume) if record is not None else [],
                 scrubber=scrubber,
             )
-            settled = [e.interrupt_id for e in run.resume]
-            store.save_run(row, summary, audit, settled)
+            answered_ids = [e.interrupt_id for e in run.resume]
+            raised = {p.id for p in thread._pending}  # raised again: answerable again
+            settled = [i for i in answered_ids if i not in raised]
+            reopened = [i for i in answered_ids if i in raised]
+            store.save_run(row, summary, audit, settled, reopened)
             self._backlog = []
         except StoreError as exc:
             self._failed(exc, audit)
@@ -289,6 +300,10 @@ class Journal:
             )
         except StoreError as exc:
             self._warn(exc)
+
+    def inbox(self) -> list[InboxItem]:
+        """This agent's pending approvals across threads and machines, newest first."""
+        return inbox_view(self.store(), self.agent_url)
 
     def claims(self) -> list[Claim]:
         """This agent's claims, oldest first (raises the store's typed error)."""
@@ -413,6 +428,11 @@ class Journal:
                 chat_record(entry, card=None, arguments=call.arguments if call else None)
             )
         return records
+
+
+def inbox_view(store: StoreBackend, agent_url: str | None = None) -> list[InboxItem]:
+    """Every pending approval in ``store`` (of one agent URL, or all), with who is deciding."""
+    return inbox_items(store.pending_rows(agent_url), store.claims(agent_url), time.time())
 
 
 def _scrub_entry(entry: AuditEntry, scrubber: Scrubber) -> AuditEntry:

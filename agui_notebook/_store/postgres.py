@@ -239,13 +239,14 @@ class PostgresStore:
                     supported=SCHEMA_VERSION,
                 )
             if version < SCHEMA_VERSION:
-                if self.readonly or not migrate:
+                if version == 0 and (self.readonly or not migrate):
                     raise StoreUnavailable(
                         f"the database {self._where} holds no agui_notebook store "
                         f"(schema version {version}); create it with: agui-notebook store init URL",
                         self._where,
                     )
-                self._migrate(conn)
+                if not self.readonly and migrate:  # read-only: an older schema is read as is
+                    self._migrate(conn)
         except StoreError:
             conn.close()
             raise
@@ -390,6 +391,7 @@ class PostgresStore:
         run: RunRow,
         audit: Sequence[AuditEntry] = (),
         settled: Sequence[str] = (),
+        reopened: Sequence[str] = (),
     ) -> None:
         """Write a committed run: the thread as it now is, the run's summary, its decisions,
         and the claims on the interrupts it answered settled."""
@@ -446,6 +448,13 @@ class PostgresStore:
                         f"UPDATE {SCHEMA}.claims SET settled = 1 "
                         "WHERE agent_url = %s AND thread_id = %s AND interrupt_id = %s",
                         [(thread.agent_url, thread.id, i) for i in settled],
+                    )
+            if reopened:
+                with conn.cursor() as cur:
+                    cur.executemany(
+                        f"DELETE FROM {SCHEMA}.claims "
+                        "WHERE agent_url = %s AND thread_id = %s AND interrupt_id = %s",
+                        [(thread.agent_url, thread.id, i) for i in reopened],
                     )
 
     def append_audit(self, entries: Sequence[AuditEntry]) -> None:
@@ -636,7 +645,25 @@ class PostgresStore:
                     (agent_url, thread_id, interrupt_id, token),
                 )
 
+    def pending_rows(
+        self, agent_url: str | None = None
+    ) -> list[tuple[str, str, str, str | None, str]]:
+        where, params = ("", ()) if agent_url is None else (" AND agent_url = %s", (agent_url,))
+        rows = self._read(
+            "list pending threads",
+            f"SELECT agent_url, id, updated_at, title, pending FROM {SCHEMA}.threads WHERE pending_count > 0"
+            + where
+            + " ORDER BY updated_at DESC, row_id DESC",
+            params,
+        )
+        return [(str(r[0]), str(r[1]), str(r[2]), r[3], str(r[4])) for r in rows]
+
     def claims(self, agent_url: str | None = None) -> list[Claim]:
+        version = self._read(
+            "read the claims", f"SELECT value FROM {SCHEMA}.meta WHERE key = 'schema_version'"
+        )
+        if not version or int(version[0][0]) < 2:  # an older schema, opened read-only
+            return []
         where, params = ("", ()) if agent_url is None else (" WHERE agent_url = %s", (agent_url,))
         rows = self._read(
             "read the claims",

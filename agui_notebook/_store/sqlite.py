@@ -239,6 +239,7 @@ class Store:
         run: RunRow,
         audit: Sequence[AuditEntry] = (),
         settled: Sequence[str] = (),
+        reopened: Sequence[str] = (),
     ) -> None:
         """Write a committed run: the thread as it now is, the run's summary, its decisions,
         and the claims on the interrupts it answered settled."""
@@ -293,6 +294,11 @@ class Store:
                     "UPDATE claims SET settled = 1 "
                     "WHERE agent_url = ? AND thread_id = ? AND interrupt_id = ?",
                     [(thread.agent_url, thread.id, i) for i in settled],
+                )
+            if reopened:
+                cur.executemany(
+                    "DELETE FROM claims WHERE agent_url = ? AND thread_id = ? AND interrupt_id = ?",
+                    [(thread.agent_url, thread.id, i) for i in reopened],
                 )
 
     def append_audit(self, entries: Sequence[AuditEntry]) -> None:
@@ -455,7 +461,22 @@ class Store:
                     (agent_url, thread_id, interrupt_id, token),
                 )
 
+    def pending_rows(
+        self, agent_url: str | None = None
+    ) -> list[tuple[str, str, str, str | None, str]]:
+        where, params = ("", ()) if agent_url is None else (" AND agent_url = ?", (agent_url,))
+        rows = self._read(
+            "list pending threads",
+            "SELECT agent_url, id, updated_at, title, pending FROM threads WHERE pending_count > 0"
+            + where
+            + " ORDER BY updated_at DESC, rowid DESC",
+            params,
+        )
+        return [(str(r[0]), str(r[1]), str(r[2]), r[3], str(r[4])) for r in rows]
+
     def claims(self, agent_url: str | None = None) -> list[Claim]:
+        if not self._read("read the claims", "SELECT 1 FROM sqlite_master WHERE name = 'claims'"):
+            return []  # an older file, opened read-only: no claims yet
         where, params = ("", ()) if agent_url is None else (" WHERE agent_url = ?", (agent_url,))
         rows = self._read(
             "read the claims",

@@ -226,3 +226,77 @@ def test_kernels_on_machines_of_their_own_transfer_exactly_once(
     assert after.pending == [] and [r.status for r in after.runs] == ["interrupt", "success"]
     records = [r for (r,) in rows(store_path, "SELECT record FROM audit ORDER BY seq")]
     assert [('"outcome":"success"' in r) for r in records].count(True) == 1
+
+
+# -- the inbox ------------------------------------------------------------------------------------
+
+
+async def test_the_inbox_lists_every_pending_approval_and_who_is_deciding(
+    demo: tuple[str, DemoApp], store_path: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, _ = demo
+    one, two = kernel(url).thread(), kernel(url).thread()
+    await one.run(TRANSFER)
+    await two.run("Transfer $20 from 1234567890 to 0987654321")
+    await kernel(url).thread().run("What is my balance?")  # nothing pending
+    other_agent = kernel(url + "?tenant=b").thread()
+    await other_agent.run(TRANSFER)
+
+    inbox = kernel(url).inbox()  # another kernel sees them all
+    assert [(i.thread_id, i.interrupt.tool_name, i.status) for i in inbox] == [
+        (two.id, "transfer_money", "waiting"),
+        (one.id, "transfer_money", "waiting"),
+    ]
+    assert inbox[1].interrupt.arguments["amount"] == 500 and inbox[1].title == TRANSFER
+
+    (pending,) = one.pending
+    journal = kernel(url)._journal
+    assert journal is not None
+    now = time.time()
+    journal.store().claim(
+        journal.agent_url,
+        one.id,
+        [Claim(pending.id, "t", "ada", "host-2", 1, "you", "2026-01-01T00:00:00+00:00", now + 60)],
+        now,
+    )
+    statuses = {i.thread_id: i.status for i in kernel(url).inbox()}
+    assert statuses == {one.id: "being decided by ada on host-2", two.id: "waiting"}
+    assert kernel(url, store=None).inbox() == []
+
+    cli = subprocess.run(
+        [str(Path(sys.executable).with_name("agui-notebook")), "inbox", "--store", str(store_path)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
+    lines = cli.stdout.splitlines()
+    assert lines[0].split()[:4] == ["UPDATED", "(UTC)", "THREAD", "INTERRUPT"]
+    assert len(lines) == 4  # both agents' pending approvals
+    assert "being decided by ada on host-2" in cli.stdout and other_agent.id in cli.stdout
+
+
+async def test_an_interrupt_the_server_raises_again_can_be_answered_again(
+    store_path: Path | str,
+) -> None:
+    from tests.thread._streams import (
+        ScriptedServer,
+        approval_run,
+        interrupt,
+        interrupted,
+        ok_run,
+        run_finished,
+        run_started,
+        sse,
+    )
+
+    it1 = interrupt("i1", toolCallId="c1")
+    server = ScriptedServer(
+        approval_run(it1),
+        sse(run_started(run_id="r2"), run_finished(run_id="r2", outcome=interrupted(it1))),
+        ok_run(run_id="r3"),
+    )
+    thread = server.agent(store=store_path).thread()
+    await thread.run("Transfer $500 to bob")
+    again = await thread.resume(approve())  # the server raises i1 again
+    assert again.interrupts[0].reissued
+    other = server.agent(store=store_path).thread(thread.id)
+    assert (await other.resume(reject("no, really"))).outcome == "success"  # not AlreadyDecided
