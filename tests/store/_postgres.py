@@ -15,6 +15,7 @@ import contextlib
 import glob
 import os
 import secrets
+import shlex
 import shutil
 import socket
 import subprocess
@@ -63,6 +64,7 @@ class Server:
     as_user: list[str]
     databases: list[str] = field(default_factory=list)
     stopped: bool = False
+    watcher: subprocess.Popen[bytes] | None = None
 
     @property
     def data(self) -> Path:
@@ -101,6 +103,9 @@ class Server:
         if self.stopped:
             return
         self.stopped = True
+        if self.watcher is not None and self.watcher.poll() is None:
+            self.watcher.kill()
+            self.watcher.wait(timeout=10)
         self._run(str(self.bin / "pg_ctl"), "stop", "-D", str(self.data), "-m", "fast", "-w",
                   check=False)  # fmt: skip
         shutil.rmtree(self.root, ignore_errors=True)
@@ -136,6 +141,7 @@ def start() -> Server:
             "-l", str(root / "log"), "-o", options,
         )  # fmt: skip
         atexit.register(server.stop)
+        server.watcher = _watch(server)
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -162,6 +168,27 @@ def start() -> Server:
             f"cannot start a PostgreSQL server for the tests: {exc}\n{detail}"
         ) from exc
     return server
+
+
+def _watch(server: Server) -> subprocess.Popen[bytes]:
+    """A watcher in a session of its own that stops the server when this process is gone, even
+    by SIGKILL (where neither the fixture's finalizer nor atexit runs)."""
+    stop = " ".join(
+        shlex.quote(a)
+        for a in [*server.as_user, str(server.bin / "pg_ctl"), "stop", "-D", str(server.data),
+                  "-m", "fast"]
+    )  # fmt: skip
+    script = (
+        f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; "
+        f"{stop} >/dev/null 2>&1; rm -rf {shlex.quote(str(server.root))}"
+    )
+    return subprocess.Popen(
+        ["sh", "-c", script],
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 @contextlib.contextmanager

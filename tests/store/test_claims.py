@@ -300,3 +300,38 @@ async def test_an_interrupt_the_server_raises_again_can_be_answered_again(
     assert again.interrupts[0].reissued
     other = server.agent(store=store_path).thread(thread.id)
     assert (await other.resume(reject("no, really"))).outcome == "success"  # not AlreadyDecided
+
+
+async def test_a_claimant_whose_reply_broke_off_retries_and_others_wait(
+    store_path: Path | str,
+) -> None:
+    from agui_notebook import TruncatedRunError
+    from tests.thread._streams import (
+        ScriptedServer,
+        approval_run,
+        interrupt,
+        ok_run,
+        run_started,
+        sse,
+    )
+
+    server = ScriptedServer(
+        approval_run(interrupt("i1", toolCallId="c1")),
+        sse(run_started(run_id="r2")),  # the reply breaks off: the server may have applied it
+        ok_run(run_id="r3"),
+    )
+    thread = server.agent(store=store_path).thread()
+    await thread.run("Transfer $500 to bob")
+    with pytest.raises(TruncatedRunError) as raised:
+        await thread.resume(approve())
+    assert raised.value.maybe_applied
+    other = server.agent(store=store_path).thread(thread.id)
+    sent = len(server.requests)
+    with pytest.raises(AlreadyDecided, match="is being decided by"):
+        await other.resume(reject("mine"))
+    assert len(server.requests) == sent  # nothing went out
+    late = server.agent(store=store_path).thread(thread.id)  # restored while still pending
+    assert (await thread.resume(approve())).outcome == "success"  # the same claimant retries
+    assert [b["resume"][0]["interruptId"] for b in server.bodies if b.get("resume")] == ["i1"] * 2
+    with pytest.raises(AlreadyDecided, match="already decided"):
+        await late.resume(reject("late"))
