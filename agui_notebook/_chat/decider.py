@@ -72,6 +72,7 @@ class Decider:
         and return the run that answered it."""
         deck = self.deck
         card = card or deck.new_card(view, interrupts)
+        self._show_claim_elsewhere(card)
         decided = await self.decide(card)
         while True:
             if decided is None:  # the interrupts were answered by another resume on the thread
@@ -136,6 +137,14 @@ class Decider:
             self.deck.state(card, status="done", error=None)
             deck.mark_tools(card, decisions)
             return result
+
+    def _show_claim_elsewhere(self, card: Card) -> None:
+        """A kernel sharing the store is deciding these interrupts now: the card says who."""
+        asked = getattr(self.thread.journal, "claimed_elsewhere", None)  # a store's journal
+        held = asked(self.thread, [i.id for i in card.interrupts]) if asked else None
+        if held is not None:
+            title = "Decided elsewhere" if held.settled else "Being decided elsewhere"
+            self.deck.state(card, status="pending", error=(title, str(held)))
 
     def _still_pending(self, card: Card) -> bool:
         pending = {p.id for p in self.thread.pending}

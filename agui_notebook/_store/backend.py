@@ -81,8 +81,8 @@ class StoreBackend(Protocol):
         pending JSON)."""
         ...
 
-    def claims(self, agent_url: str | None = None) -> list[Claim]:
-        """Every claim (of one agent URL), oldest first."""
+    def claims(self, agent_url: str | None = None, thread_id: str | None = None) -> list[Claim]:
+        """Every claim (of one agent URL, of one thread), oldest first."""
         ...
 
     def append_audit(self, entries: Sequence[AuditEntry]) -> None: ...

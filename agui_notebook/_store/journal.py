@@ -276,18 +276,7 @@ class Journal:
             self._warn(exc)
             return
         if held is not None:
-            raise AlreadyDecided(
-                held.interrupt_id,
-                claimant=held.claimant,
-                host=held.host,
-                pid=held.pid,
-                decided_by=held.decided_by,
-                claimed_at=held.claimed_at,
-                lease_until=datetime.fromtimestamp(held.lease_until, timezone.utc).isoformat(
-                    timespec="seconds"
-                ),
-                settled=held.settled,
-            )
+            raise _already(held)
 
     def release(self, thread: Thread, run: RunStream) -> None:
         """Give up this journal's claims for ``run``: it failed before reaching the server."""
@@ -304,6 +293,23 @@ class Journal:
     def inbox(self) -> list[InboxItem]:
         """This agent's pending approvals across threads and machines, newest first."""
         return inbox_view(self.store(), self.agent_url)
+
+    def claimed_elsewhere(self, thread: Thread, interrupt_ids: list[str]) -> AlreadyDecided | None:
+        """Another journal's claim that holds on one of these interrupts now (for the card to
+        say "being decided by ada on host-2" before anyone clicks); None when there is none or
+        the store cannot be read."""
+        store = self._usable()
+        if store is None:
+            return None
+        try:
+            claims = store.claims(self.agent_url, thread.id)
+        except StoreError:
+            return None
+        now = time.time()
+        for claim in claims:
+            if claim.interrupt_id in interrupt_ids and claim.holds_against(self.token, now):
+                return _already(claim)
+        return None
 
     def claims(self) -> list[Claim]:
         """This agent's claims, oldest first (raises the store's typed error)."""
@@ -428,6 +434,21 @@ class Journal:
                 chat_record(entry, card=None, arguments=call.arguments if call else None)
             )
         return records
+
+
+def _already(held: Claim) -> AlreadyDecided:
+    return AlreadyDecided(
+        held.interrupt_id,
+        claimant=held.claimant,
+        host=held.host,
+        pid=held.pid,
+        decided_by=held.decided_by,
+        claimed_at=held.claimed_at,
+        lease_until=datetime.fromtimestamp(held.lease_until, timezone.utc).isoformat(
+            timespec="seconds"
+        ),
+        settled=held.settled,
+    )
 
 
 def inbox_view(store: StoreBackend, agent_url: str | None = None) -> list[InboxItem]:

@@ -658,13 +658,18 @@ class PostgresStore:
         )
         return [(str(r[0]), str(r[1]), str(r[2]), r[3], str(r[4])) for r in rows]
 
-    def claims(self, agent_url: str | None = None) -> list[Claim]:
+    def claims(self, agent_url: str | None = None, thread_id: str | None = None) -> list[Claim]:
         version = self._read(
             "read the claims", f"SELECT value FROM {SCHEMA}.meta WHERE key = 'schema_version'"
         )
         if not version or int(version[0][0]) < 2:  # an older schema, opened read-only
             return []
-        where, params = ("", ()) if agent_url is None else (" WHERE agent_url = %s", (agent_url,))
+        conditions, params = [], []
+        for column, value in (("agent_url", agent_url), ("thread_id", thread_id)):
+            if value is not None:
+                conditions.append(f"{column} = %s")
+                params.append(value)
+        where = (" WHERE " + " AND ".join(conditions)) if conditions else ""
         rows = self._read(
             "read the claims",
             f"SELECT interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled FROM {SCHEMA}.claims"

@@ -474,10 +474,15 @@ class Store:
         )
         return [(str(r[0]), str(r[1]), str(r[2]), r[3], str(r[4])) for r in rows]
 
-    def claims(self, agent_url: str | None = None) -> list[Claim]:
+    def claims(self, agent_url: str | None = None, thread_id: str | None = None) -> list[Claim]:
         if not self._read("read the claims", "SELECT 1 FROM sqlite_master WHERE name = 'claims'"):
             return []  # an older file, opened read-only: no claims yet
-        where, params = ("", ()) if agent_url is None else (" WHERE agent_url = ?", (agent_url,))
+        conditions, params = [], []
+        for column, value in (("agent_url", agent_url), ("thread_id", thread_id)):
+            if value is not None:
+                conditions.append(f"{column} = ?")
+                params.append(value)
+        where = (" WHERE " + " AND ".join(conditions)) if conditions else ""
         rows = self._read(
             "read the claims",
             "SELECT interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled FROM claims"

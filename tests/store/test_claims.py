@@ -164,6 +164,8 @@ async def test_the_card_says_who_is_deciding(
     chat = kernel(url).chat(first.id, policy=None, timeout=20)
     driver = Driver(chat)
     card = await driver.waiting_card("pending")
+    assert card["error"]["title"] == "Being decided elsewhere"  # said before anyone clicks
+    assert "being decided by ada (you) on host-2" in card["error"]["message"]
     driver.decide(card, "approve")
     failed = await driver.waiting_card("failed")
     assert failed["error"]["title"] == "Being decided elsewhere"
