@@ -216,3 +216,24 @@ def test_the_environment_variable_takes_a_url(
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert agent._journal is not None and agent._journal.store() is not None
+
+
+async def test_a_server_restart_is_one_warning_and_the_next_commit_connects_again(
+    postgres_server: _postgres.Server,
+) -> None:
+    url = postgres_server.url(postgres_server.new_database())
+    agent = Agent.demo(text_delay=0, store=url)
+    chat = agent.chat(policy=policies.approve_all(), display=False)
+    assert (await chat.send(TRANSFER)).outcome == "success"
+    postgres_server._run(
+        str(postgres_server.bin / "pg_ctl"), "restart", "-D", str(postgres_server.data),
+        "-m", "fast", "-w", "-l", str(postgres_server.root / "log"),
+    )  # fmt: skip
+    with pytest.warns(StoreWarning, match="unreachable"):
+        assert (await chat.send(TRANSFER)).outcome == "success"  # the old connection is gone
+    assert (await chat.send("What is my balance?")).outcome == "success"
+    # Both decisions are there (the lost commit was the run to the interrupt); the chain is whole.
+    assert rows(url, "SELECT count(*) FROM audit") == [(2,)]
+    with open_store(url, readonly=True) as store:
+        assert store.verify_audit() == (2, None)
+    await agent.aclose()
