@@ -237,3 +237,12 @@ async def test_a_server_restart_is_one_warning_and_the_next_commit_connects_agai
     with open_store(url, readonly=True) as store:
         assert store.verify_audit() == (2, None)
     await agent.aclose()
+
+
+def test_missing_postgresql_binaries_fail_loudly_naming_the_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_postgres.glob, "glob", lambda pattern: [])
+    monkeypatch.setattr(_postgres.shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError, match="install Debian's 'postgresql' package"):
+        _postgres.pg_bin()  # the fixture raises this: an error, never a skip
