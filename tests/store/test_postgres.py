@@ -3,9 +3,11 @@ grants made by ``store init``), schema versions, typed errors, and no password a
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import uuid
 import warnings
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
@@ -26,8 +28,19 @@ pytestmark = pytest.mark.timeout(120)
 TRANSFER = "Transfer $500 from 1234567890 to 0987654321"
 
 
+_AGENTS: list[Agent] = []
+
+
+@pytest.fixture(autouse=True)
+async def _close_agents() -> AsyncIterator[None]:
+    yield
+    while _AGENTS:
+        await _AGENTS.pop().aclose()  # their connections are closed, not left to the GC
+
+
 async def _commit_one(location: str, **options: object) -> Agent:
     agent = Agent.demo(text_delay=0, store=location, **options)
+    _AGENTS.append(agent)
     chat = agent.chat(policy=policies.approve_all(), display=False)
     assert (await chat.send(TRANSFER)).outcome == "success"
     return agent
@@ -39,8 +52,13 @@ def owned_by_admin(postgres_server: _postgres.Server) -> tuple[str, str]:
     application role's URL)."""
     db = postgres_server.new_database(owner="postgres")
     admin = postgres_server.admin_url(db)
-    with PostgresStore(admin) as store:
-        store.grant(_postgres.APP_ROLE)
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("agui-notebook")), "store", "init", admin,
+         "--app-role", _postgres.APP_ROLE],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"role {_postgres.APP_ROLE} may append to the audit log, never change it" in done.stdout
     return admin, postgres_server.url(db)
 
 
@@ -134,6 +152,7 @@ async def test_an_older_schema_migrates_forward_and_keeps_its_data(
     )
     monkeypatch.setattr(pg_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     again = Agent.demo(store=postgres_url)
+    _AGENTS.append(again)
     assert [t.id for t in again.threads()] == [thread_id]
     assert rows(postgres_url, "SELECT value FROM meta WHERE key = 'schema_version'") == [
         (str(SCHEMA_VERSION + 1),)
@@ -210,6 +229,7 @@ def test_the_environment_variable_takes_a_url(
 ) -> None:
     monkeypatch.setenv("AGUI_NOTEBOOK_STORE", postgres_url)
     agent = Agent("http://127.0.0.1:1/")
+    _AGENTS.append(agent)
     assert isinstance(agent.store_path, str) and agent.store_path.startswith("postgresql://")
     assert ":" not in agent.store_path.split("//", 1)[1].split("@", 1)[0]  # no password
     assert agent.threads() == []
