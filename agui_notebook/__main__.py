@@ -3,7 +3,7 @@
 agui-notebook                      version and the list of subcommands
 agui-notebook demo-server --port 8000
 agui-notebook notebooks --reexecute [PATHS...] [--widget-state]
-agui-notebook threads [--pending] [--store PATH|URL]
+agui-notebook [--store PATH|URL] threads [--pending] [--store PATH|URL]
 agui-notebook audit export --format jsonl|csv [--store PATH|URL]
 agui-notebook audit verify [--store PATH|URL]
 agui-notebook inbox [--store PATH|URL]
@@ -89,8 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=False,
         help="also save widget references and state (default: chat views as static text+HTML)",
     )
-    from agui_notebook._store.cli import add_store_commands
+    from agui_notebook._store.cli import add_global_store_option, add_store_commands
 
+    add_global_store_option(parser)
     add_store_commands(commands)
     return parser
 

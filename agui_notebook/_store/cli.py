@@ -23,7 +23,14 @@ from .._errors import StoreError
 from .backend import StoreBackend, open_store
 from .journal import STORE_ENV, inbox_view, resolve_store
 
-__all__ = ["add_store_commands", "run_audit", "run_inbox", "run_store", "run_threads"]
+__all__ = [
+    "add_global_store_option",
+    "add_store_commands",
+    "run_audit",
+    "run_inbox",
+    "run_store",
+    "run_threads",
+]
 
 AUDIT_COLUMNS = ["seq", *AuditEntry.__dataclass_fields__, "prev_hash", "hash"]
 
@@ -100,14 +107,20 @@ def add_store_commands(commands: Any) -> None:
     copy.add_argument("target", metavar="DST", help="the empty store to write")
 
 
+STORE_HELP = (
+    f"the store file or postgresql:// URL (default: ${STORE_ENV}, else the user data directory's "
+    "file); also accepted before the command: agui-notebook --store URL threads"
+)
+
+
+def add_global_store_option(parser: argparse.ArgumentParser) -> None:
+    """``agui-notebook --store URL <command>``: the same option, before the command."""
+    parser.add_argument("--store", metavar="PATH|URL", default=None, help=STORE_HELP)
+
+
 def _store_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--store",
-        metavar="PATH|URL",
-        default=None,
-        help=f"the store file or postgresql:// URL (default: ${STORE_ENV}, else the user data "
-        "directory's file)",
-    )
+    # SUPPRESS: when not given after the command, the one given before it (or None) stays.
+    parser.add_argument("--store", metavar="PATH|URL", default=argparse.SUPPRESS, help=STORE_HELP)
 
 
 def _path(args: argparse.Namespace) -> Path | str:

@@ -258,6 +258,7 @@ async def test_store_copy_sqlite_to_postgres_and_back_keeps_the_chain(
     assert listings[0] == listings[1]
     pending = agui("threads", "--pending", "--store", url)
     assert ids[3] in pending.stdout and ids[0] not in pending.stdout
+    assert agui("--store", url, "threads", "--pending").stdout == pending.stdout  # either place
 
     # The pending thread comes back from the copy, with its interrupt, runs and messages.
     original = Agent.demo(store=source).thread(ids[3])
