@@ -18,6 +18,7 @@ from ._decisions.decision import Decision, answer, approve, cancel, edit, reject
 from ._decisions.interrupts import PendingInterrupt
 from ._errors import (
     AGUIError,
+    AlreadyDecided,
     ConnectError,
     ExpiredInterrupt,
     HTTPStatusError,
@@ -77,6 +78,7 @@ __all__ = [
     "AGUIError",
     "Agent",
     "AgentCapabilities",
+    "AlreadyDecided",
     "Chat",
     "ChatResult",
     "ConnectError",

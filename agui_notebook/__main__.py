@@ -3,9 +3,12 @@
 agui-notebook                      version and the list of subcommands
 agui-notebook demo-server --port 8000
 agui-notebook notebooks --reexecute [PATHS...] [--widget-state]
-agui-notebook threads [--pending] [--store PATH]
-agui-notebook audit export --format jsonl|csv [--store PATH]
-agui-notebook audit verify [--store PATH]
+agui-notebook [--store PATH|URL] threads [--pending] [--store PATH|URL]
+agui-notebook audit export --format jsonl|csv [--store PATH|URL]
+agui-notebook audit verify [--store PATH|URL]
+agui-notebook inbox [--store PATH|URL]
+agui-notebook store init PATH|URL [--app-role ROLE]
+agui-notebook store copy SRC DST
 """
 
 from __future__ import annotations
@@ -86,8 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=False,
         help="also save widget references and state (default: chat views as static text+HTML)",
     )
-    from agui_notebook._store.cli import add_store_commands
+    from agui_notebook._store.cli import add_global_store_option, add_store_commands
 
+    add_global_store_option(parser)
     add_store_commands(commands)
     return parser
 
@@ -117,9 +121,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.widget_state:
             forwarded.append("--widget-state")
         return notebooks_main(forwarded)
-    if args.command in ("threads", "audit"):
-        from agui_notebook._store.cli import run_audit, run_threads
+    if args.command in ("threads", "audit", "store", "inbox"):
+        from agui_notebook._store.cli import run_audit, run_inbox, run_store, run_threads
 
+        if args.command == "store":
+            return run_store(args)
+        if args.command == "inbox":
+            return run_inbox(args)
         return run_threads(args) if args.command == "threads" else run_audit(args)
     parser.error(f"unknown command {args.command}")
     return 2

@@ -14,7 +14,7 @@ from ._notebook.host import kernel_support
 from ._protocol.capabilities import AgentCapabilities, parse_capabilities
 from ._protocol.secrets import redact_url
 from ._protocol.sse import DEFAULT_MAX_EVENT_BYTES
-from ._store.codec import ThreadSummary
+from ._store.codec import InboxItem, ThreadSummary
 from ._store.journal import Journal, resolve_store
 from ._thread import Thread
 from ._transports.base import Transport
@@ -62,11 +62,12 @@ class Agent:
     the run. The default keeps Microsoft Agent Framework's partial snapshots and re-closed calls.
 
     ``store`` is the SQLite file that keeps this agent's threads and decisions (see
-    ``agent.thread(id)``, ``agent.threads()``), or None to keep nothing. By default the
-    ``AGUI_NOTEBOOK_STORE`` environment variable (a path, or ``off``), else, in a notebook a
-    person decides in, ``store.sqlite3`` in the user's data directory, and nothing in a script, a
-    test or a notebook run headless under ``AGUI_NOTEBOOK_POLICY`` (docs/store.md). Credentials
-    are never stored.
+    ``agent.thread(id)``, ``agent.threads()``), a ``postgresql://user@host:port/db`` URL for a
+    store a team shares (the ``postgres`` extra; docs/store.md), or None to keep nothing. By
+    default the ``AGUI_NOTEBOOK_STORE`` environment variable (a path, a URL, or ``off``), else,
+    in a notebook a person decides in, ``store.sqlite3`` in the user's data directory, and
+    nothing in a script, a test or a notebook run headless under ``AGUI_NOTEBOOK_POLICY``
+    (docs/store.md). Credentials are never stored, and a URL's password is never shown.
     """
 
     def __init__(
@@ -105,16 +106,20 @@ class Agent:
         self.demo_app: Any = None
         #: What the server declared at the last :meth:`capabilities` (None: not asked, or none).
         self.declared_capabilities: AgentCapabilities | None = None
-        #: The store file (None: nothing is kept). Opened at the first run that commits.
-        self.store_path: Path | None = resolve_store(
+        location = resolve_store(
             None if store is _UNSET else store,
             given=store is not _UNSET,
             interactive=a_person_decides_here,
         )
         self._journal = (
             None
-            if self.store_path is None
-            else Journal(self.store_path, redact_url(url), self._transport.known_scrubber)
+            if location is None
+            else Journal(location, redact_url(url), self._transport.known_scrubber)
+        )
+        #: The store file, or the database URL without its password (None: nothing is kept).
+        #: Opened at the first run that commits.
+        self.store_path: Path | str | None = (
+            location if isinstance(location, Path) or self._journal is None else self._journal.path
         )
 
     @classmethod
@@ -187,6 +192,16 @@ class Agent:
         if self._journal is None:
             return []
         return self._journal.threads(pending)
+
+    def inbox(self) -> list[InboxItem]:
+        """Every approval waiting in this agent's store, across its threads and every kernel
+        sharing the store (a PostgreSQL store: the whole team's), newest first. Each item has
+        the thread, the interrupt (tool, arguments, expiry) and ``status``: ``waiting``,
+        ``expired``, or ``being decided by ada on host-2``. Empty when the agent keeps no store.
+        ``agent.chat(item.thread_id)`` shows its card."""
+        if self._journal is None:
+            return []
+        return self._journal.inbox()
 
     def chat(self, thread_id: str | None = None, **options: Any) -> Chat:
         """A thread with a live view in the notebook; see :class:`agui_notebook.Chat`.

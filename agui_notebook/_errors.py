@@ -27,11 +27,15 @@
     │   ├── UnknownInterrupt      an answer names an interrupt that is not pending
     │   ├── ExpiredInterrupt      a resolved answer to an expired interrupt (cancel is allowed)
     │   ├── InvalidDecision       the payload does not validate against the responseSchema
-    │   └── ThreadBusy            another run or resume is in flight on this thread
-    └── StoreError                the thread store (a SQLite file) cannot be used
-        ├── StoreCorrupt          the file is not a readable store (damaged, or not SQLite)
+    │   ├── ThreadBusy            another run or resume is in flight on this thread
+    │   └── AlreadyDecided        another kernel (a shared store) claimed these interrupts first:
+    │                             who, where and when are on the error
+    └── StoreError                the thread store (a SQLite file, a PostgreSQL database) cannot
+        │                         be used; also a store URL that cannot be read, a missing psycopg
+        ├── StoreCorrupt          not a readable store (damaged, not SQLite, foreign tables)
         ├── StoreVersionError     written by a newer agui_notebook (its schema version is higher)
-        └── StoreUnavailable      cannot be opened or written (permissions, read-only, disk full)
+        └── StoreUnavailable      cannot be opened or written (permissions, read-only, disk full,
+                                  unreachable, a wrong password)
 
     StoreWarning (a UserWarning)  a store error during a run: said once, the run goes on unstored
 
@@ -48,6 +52,7 @@ from typing import Any
 
 __all__ = [
     "AGUIError",
+    "AlreadyDecided",
     "ConnectError",
     "ExpiredInterrupt",
     "HTTPStatusError",
@@ -267,6 +272,52 @@ class ThreadBusy(ResumeRefused):
     """Another run or resume is in flight on this thread."""
 
 
+class AlreadyDecided(ResumeRefused):
+    """Another kernel sharing the store claimed these interrupts before this resume went out:
+    nothing was sent. ``claimant``, ``host``, ``pid``, ``decided_by``, ``claimed_at`` say who and
+    when; ``settled`` is True when that resume committed, False while it is being decided (a
+    claim whose kernel died lapses at ``lease_until``, an ISO time, and may then be taken)."""
+
+    def __init__(
+        self,
+        interrupt_id: str,
+        *,
+        claimant: str,
+        host: str,
+        pid: int | None,
+        decided_by: str | None,
+        claimed_at: str,
+        lease_until: str,
+        settled: bool,
+    ) -> None:
+        self.interrupt_id = interrupt_id
+        self.claimant = claimant
+        self.host = host
+        self.pid = pid
+        self.decided_by = decided_by
+        self.claimed_at = claimed_at
+        self.lease_until = lease_until
+        self.settled = settled
+        how = f" ({decided_by})" if decided_by and decided_by != claimant else ""
+        where = f"{host}" + (f", pid {pid}" if pid is not None else "")
+        if settled:
+            text = f"interrupt {interrupt_id} was already decided by {claimant}{how} on {where} at {claimed_at}"
+        else:
+            text = (
+                f"interrupt {interrupt_id} is being decided by {claimant}{how} on {where} since "
+                f"{claimed_at} (if that kernel is gone, its claim lapses at {lease_until})"
+            )
+        super().__init__(text + "; nothing was sent")
+
+    @property
+    def hint(self) -> str | None:
+        return (
+            "Another kernel answers it: agent.thread(id) later shows the outcome."
+            if self.settled
+            else "Wait for that kernel's resume; agent.thread(id) then shows its outcome."
+        )
+
+
 class NobodyCanClick(AGUIError):
     """A person must decide, but no click can reach Python where this runs.
 
@@ -286,6 +337,9 @@ class NobodyCanClick(AGUIError):
 class StoreError(AGUIError):
     """The thread store cannot be used. During a run this is a :class:`StoreWarning` instead:
     the run goes on, unstored."""
+
+    #: A passing problem (a lock held too long, a lost connection): the next commit tries again.
+    transient: bool = False
 
     def __init__(self, message: str, path: str | None = None) -> None:
         self.path = path
@@ -310,7 +364,8 @@ class StoreVersionError(StoreError):
 
 
 class StoreUnavailable(StoreError):
-    """The store cannot be opened or written: permissions, a read-only place, a full disk."""
+    """The store cannot be opened or written: permissions, a read-only place, a full disk, a
+    database that cannot be reached or refuses the sign-in."""
 
 
 class StoreWarning(UserWarning):

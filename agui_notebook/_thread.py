@@ -149,6 +149,14 @@ class RunJournal(Protocol):
     def committed(self, thread: Thread, run: RunStream, answered: list[PendingInterrupt]) -> None:
         """``answered``: the interrupts that were pending before this run (a resume answered them)."""
 
+    def claim(self, thread: Thread, run: RunStream) -> None:
+        """Before a resume is sent: claim its interrupts, so kernels sharing a store send it once.
+        The one method that raises: ``AlreadyDecided`` (a ``ResumeRefused``) when another kernel
+        holds them; nothing is sent then."""
+
+    def release(self, thread: Thread, run: RunStream) -> None:
+        """The claimed resume failed before it could reach the server: others may decide."""
+
 
 class Thread:
     """A conversation with an agent on one ``threadId``.
@@ -420,6 +428,7 @@ class RunStream:
         #: it ("you", "policy: ..."; None: the code's user). The audit log keeps both.
         self.decisions: dict[str, Decision] = {}
         self.decided_by: str | None = None
+        self._claimed = False  # the journal claimed this resume's interrupts
 
     # -- results --------------------------------------------------------------------------
 
@@ -545,6 +554,9 @@ class RunStream:
             return True
 
         try:
+            if self.resume and thread.journal is not None:
+                thread.journal.claim(thread, self)  # AlreadyDecided: another kernel has them
+                self._claimed = True
             body = json.dumps(
                 self.request_body(record.warnings.append), separators=(",", ":")
             ).encode()
@@ -686,6 +698,9 @@ class RunStream:
             isinstance(error, TruncatedRunError | RunAborted)
             or (isinstance(error, TransportError) and not isinstance(error, ConnectError))
         )
+        journal = self.thread.journal
+        if self._claimed and not error.maybe_applied and journal is not None:
+            journal.release(self.thread, self)  # it never reached the server: others may decide
         delivered = reducer.snapshot().messages  # joins text still streaming when it broke
         record.delivered = [delivered[m] for m in reducer.touched if m in delivered]
         self._error = error

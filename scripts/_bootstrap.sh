@@ -2,7 +2,7 @@
 # Shared set-up for scripts/test and scripts/lab. Source it; do not run it.
 #
 # Gives: REPO_ROOT, MAIN_EXTRAS, log/warn/die, ensure_venv DIR EXTRAS [PIP_SPEC...],
-# ensure_chromium, ensure_server_venv FRAMEWORK, ensure_server_venvs,
+# ensure_chromium, ensure_postgresql, ensure_server_venv FRAMEWORK, ensure_server_venvs,
 # ensure_node_modules.
 # Every function is idempotent: a venv is reused while a stamp file (a hash of pyproject.toml,
 # the extras, the extra pip specs and the interpreter) matches, so a second run skips pip.
@@ -82,6 +82,35 @@ ensure_chromium() {
     "${sudo[@]}" apt-get update -q || die "apt-get update failed"
     "${sudo[@]}" apt-get install -y -q --no-install-recommends chromium || die "apt-get install chromium failed"
     [[ -x /usr/bin/chromium ]] || die "chromium installed but /usr/bin/chromium is missing"
+}
+
+# Debian's PostgreSQL server binaries (initdb, pg_ctl) for the store tests, which start a real
+# server of their own in a temp dir (tests/store/_postgres.py); no cluster is created or started
+# here, and a missing binary fails those tests rather than skipping them.
+postgresql_bin() {
+    local initdb
+    initdb="$(find /usr/lib/postgresql -maxdepth 3 -path '*/bin/initdb' 2>/dev/null | sort -V | tail -n1)"
+    [[ -n "$initdb" ]] && dirname "$initdb"
+}
+
+ensure_postgresql() {
+    local bin
+    if bin="$(postgresql_bin)" && [[ -x "$bin/pg_ctl" ]]; then
+        log "postgresql present: $bin"
+        return 0
+    fi
+    local sudo=()
+    if [[ "$(id -u)" != 0 ]]; then
+        command -v sudo >/dev/null 2>&1 ||
+            die "PostgreSQL's initdb is missing and we are not root and have no sudo: install Debian's 'postgresql' package"
+        sudo=(sudo -n)
+    fi
+    log "installing Debian's postgresql (apt-get)"
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -q || die "apt-get update failed"
+    "${sudo[@]}" apt-get install -y -q --no-install-recommends postgresql || die "apt-get install postgresql failed"
+    bin="$(postgresql_bin)" || die "postgresql installed but no /usr/lib/postgresql/*/bin/initdb"
+    log "postgresql installed: $bin"
 }
 
 # The Node that js/'s tools need: vite 7 (under vitest) wants ^20.19.0 || >=22.12.0.

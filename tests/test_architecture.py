@@ -186,6 +186,7 @@ OWNED = {
     "nbclient": {"_notebook.execute"},
     "nbformat": {"_notebook.execute"},
     "sqlite3": {"_store.sqlite"},
+    "psycopg": {"_store.postgres"},
     "uvicorn": {"demo._server"},
     # The WebSocket transport's client (the demo's WebSocket route is served by uvicorn on it).
     "websockets": {"_transports.websocket"},

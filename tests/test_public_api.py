@@ -18,6 +18,7 @@ README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encodi
 
 PUBLIC = {
     "AGUIError",
+    "AlreadyDecided",
     "Agent",
     "AgentCapabilities",
     "Chat",

@@ -20,6 +20,7 @@ from .._decisions.decision import Decision, answer, approve, cancel, edit, rejec
 from .._decisions.interrupts import PendingInterrupt
 from .._errors import (
     AGUIError,
+    AlreadyDecided,
     InterruptReissued,
     NobodyCanClick,
     NothingPending,
@@ -72,6 +73,7 @@ class Decider:
         and return the run that answered it."""
         deck = self.deck
         card = card or deck.new_card(view, interrupts)
+        self._show_claim_elsewhere(card)
         decided = await self.decide(card)
         while True:
             if decided is None:  # the interrupts were answered by another resume on the thread
@@ -83,6 +85,20 @@ class Decider:
                 run = self.thread.stream(resume=decisions)
                 run.decided_by = decided_by  # the audit log says who
                 result = await self.streamer.stream(view, run)
+            except AlreadyDecided as exc:
+                # Another kernel sharing the store claimed them: the card says who, and where.
+                deck.set_outcome(card, "not sent: decided elsewhere")
+                deck.keep_attempt(card, decisions, decided_by, None, f"refused: {exc}")
+                title = "Decided elsewhere" if exc.settled else "Being decided elsewhere"
+                self.deck.state(card, status="failed", error=(title, str(exc)))
+                if decided_by != "you":
+                    raise
+                retry = await self._wait(card, "retry")  # e.g. once a dead kernel's claim lapsed
+                if retry is None:
+                    raise
+                if isinstance(retry, tuple):
+                    decided = retry
+                continue
             except ResumeRefused as exc:
                 if isinstance(exc, ThreadBusy) or not self._still_pending(card):
                     # Code resumed the thread while the card waited: let that run finish.
@@ -122,6 +138,14 @@ class Decider:
             self.deck.state(card, status="done", error=None)
             deck.mark_tools(card, decisions)
             return result
+
+    def _show_claim_elsewhere(self, card: Card) -> None:
+        """A kernel sharing the store is deciding these interrupts now: the card says who."""
+        asked = getattr(self.thread.journal, "claimed_elsewhere", None)  # a store's journal
+        held = asked(self.thread, [i.id for i in card.interrupts]) if asked else None
+        if held is not None:
+            title = "Decided elsewhere" if held.settled else "Being decided elsewhere"
+            self.deck.state(card, status="pending", error=(title, str(held)))
 
     def _still_pending(self, card: Card) -> bool:
         pending = {p.id for p in self.thread.pending}

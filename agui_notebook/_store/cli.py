@@ -1,8 +1,12 @@
-"""``agui-notebook threads`` and ``agui-notebook audit export|verify``: the store from a shell.
+"""``agui-notebook threads``, ``audit export|verify`` and ``store init|copy``: the store from a shell.
 
-The store is opened read-only, so a command never creates or changes one. Exit codes: 0 done
-(for ``verify``: the chain is intact), 1 ``verify`` found a broken chain, 2 the store cannot be
-read (missing, damaged, newer schema, turned off).
+``threads`` and ``audit`` open the store read-only, so they never create or change one.
+``store init`` creates or upgrades a store's schema (a PostgreSQL database's too, with the
+application role's grants); ``store copy`` copies one store into another, empty one. A store is
+a file path or a ``postgresql://`` URL (``--store``, else ``AGUI_NOTEBOOK_STORE``); a URL's
+password is never printed. Exit codes: 0 done (for ``verify``: the chain is intact), 1 ``verify``
+(or the check after a copy) found a broken chain, 2 a store cannot be used (missing, damaged,
+newer schema, unreachable, a wrong password, turned off, a copy into a store that is not empty).
 """
 
 from __future__ import annotations
@@ -17,9 +21,16 @@ from typing import Any, TextIO
 from .._decisions.audit import AuditEntry, canonical_json
 from .._errors import StoreError
 from .backend import StoreBackend, open_store
-from .journal import STORE_ENV, resolve_store
+from .journal import STORE_ENV, inbox_view, resolve_store
 
-__all__ = ["add_store_commands", "run_audit", "run_threads"]
+__all__ = [
+    "add_global_store_option",
+    "add_store_commands",
+    "run_audit",
+    "run_inbox",
+    "run_store",
+    "run_threads",
+]
 
 AUDIT_COLUMNS = ["seq", *AuditEntry.__dataclass_fields__, "prev_hash", "hash"]
 
@@ -55,17 +66,64 @@ def add_store_commands(commands: Any) -> None:
     )
     _store_option(verify)
 
+    inbox = commands.add_parser(
+        "inbox",
+        help="every approval waiting in the store, and who is deciding it",
+        description="A table of the pending interrupts of every thread and agent in the store "
+        "(a shared PostgreSQL store: the whole team's), newest first, with their status: "
+        "waiting, expired, or being decided by someone on some host.",
+    )
+    _store_option(inbox)
+
+    store = commands.add_parser(
+        "store",
+        help="create or upgrade a store's schema, or copy a store",
+        description="Set a store up (a SQLite file or a PostgreSQL database), or copy one.",
+    )
+    store_actions = store.add_subparsers(dest="store_command", metavar="<action>", required=True)
+    init = store_actions.add_parser(
+        "init",
+        help="create or upgrade the schema (idempotent)",
+        description="Create the store's tables, or upgrade them to this version's schema. On "
+        "PostgreSQL, run it as the tables' owner and name the role kernels connect as with "
+        "--app-role: it may read and write threads and append to the audit log, never change "
+        "or remove an audit record.",
+    )
+    init.add_argument("location", metavar="PATH|URL", help="a file path or a postgresql:// URL")
+    init.add_argument(
+        "--app-role",
+        metavar="ROLE",
+        default=None,
+        help="PostgreSQL: the role the kernels use (granted what they need, audit append-only)",
+    )
+    copy = store_actions.add_parser(
+        "copy",
+        help="copy every thread, pending interrupt and audit record into an empty store",
+        description="Copy SRC into DST (SQLite -> PostgreSQL and back): threads with their runs "
+        "and pending interrupts, and the audit log record by record with its hashes, so "
+        "`audit verify` passes on the copy. DST is created if needed and must be empty.",
+    )
+    copy.add_argument("source", metavar="SRC", help="the store to read (opened read-only)")
+    copy.add_argument("target", metavar="DST", help="the empty store to write")
+
+
+STORE_HELP = (
+    f"the store file or postgresql:// URL (default: ${STORE_ENV}, else the user data directory's "
+    "file); also accepted before the command: agui-notebook --store URL threads"
+)
+
+
+def add_global_store_option(parser: argparse.ArgumentParser) -> None:
+    """``agui-notebook --store URL <command>``: the same option, before the command."""
+    parser.add_argument("--store", metavar="PATH|URL", default=None, help=STORE_HELP)
+
 
 def _store_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--store",
-        metavar="PATH",
-        default=None,
-        help=f"the store file (default: ${STORE_ENV}, else the user data directory's)",
-    )
+    # SUPPRESS: when not given after the command, the one given before it (or None) stays.
+    parser.add_argument("--store", metavar="PATH|URL", default=argparse.SUPPRESS, help=STORE_HELP)
 
 
-def _path(args: argparse.Namespace) -> Path:
+def _path(args: argparse.Namespace) -> Path | str:
     # The notebooks' store: a shell is where a person reads what their notebooks kept.
     path = resolve_store(args.store, given=args.store is not None, interactive=lambda: True)
     if path is None:
@@ -83,7 +141,7 @@ def _nothing_yet(args: argparse.Namespace) -> bool:
         path = _path(args)
     except StoreError:
         return False
-    if path.exists():
+    if not isinstance(path, Path) or path.exists():  # a database URL: asked when opened
         return False
     print(f"agui-notebook: no store at {path} yet (nothing stored)", file=sys.stderr)
     return True
@@ -113,12 +171,44 @@ def run_threads(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
                 t.title or "",
             ]
         )
+    _table(rows, out)
+    return 0
+
+
+def run_inbox(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    if _nothing_yet(args):
+        return 0
+    try:
+        with _open(args) as store:
+            items = inbox_view(store)
+    except StoreError as exc:
+        return _error(exc)
+    if not items:
+        print("no pending approvals", file=out)
+        return 0
+    rows = [["UPDATED (UTC)", "THREAD", "INTERRUPT", "TOOL", "STATUS", "AGENT", "TITLE"]]
+    for item in items:
+        rows.append(
+            [
+                item.updated_at.strftime("%Y-%m-%d %H:%M:%S"),
+                item.thread_id,
+                item.interrupt.id,
+                item.interrupt.tool_name or item.interrupt.reason,
+                item.status,
+                item.agent_url,
+                item.title or "",
+            ]
+        )
+    _table(rows, out)
+    return 0
+
+
+def _table(rows: list[list[str]], out: TextIO) -> None:
     rows = [[_printable(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:
         cells = [c.ljust(w) for c, w in zip(row, widths, strict=False)]
         print("  ".join([*cells, row[-1]]).rstrip(), file=out)
-    return 0
 
 
 def run_audit(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
@@ -151,6 +241,73 @@ def run_audit(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         last = head[1] if head else "?"
         noun = "record" if count == 1 else "records"
         print(f"audit log intact: {count} {noun}; head {last} ({store.where})", file=out)
+    return 0
+
+
+def run_store(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    if args.store_command == "init":
+        return _init(args.location, args.app_role, out)
+    return _copy(args.source, args.target, out)
+
+
+def _location(text: str) -> Path | str:
+    found = resolve_store(text, given=True, interactive=lambda: True)
+    assert found is not None
+    return found
+
+
+def _init(location: str, app_role: str | None, out: TextIO) -> int:
+    try:
+        with open_store(_location(location)) as store:
+            grant = getattr(store, "grant", None)
+            if app_role is not None:
+                if grant is None:
+                    raise StoreError(f"--app-role is for a PostgreSQL store, not {store.where}")
+                grant(app_role)
+            version = store.schema_version
+            where = store.where
+    except StoreError as exc:
+        return _error(exc)
+    granted = f"; role {app_role} may append to the audit log, never change it" if app_role else ""
+    print(f"store ready: {where} (schema version {version}){granted}", file=out)
+    return 0
+
+
+def _copy(source: str, target: str, out: TextIO) -> int:
+    try:
+        with (
+            open_store(_location(source), readonly=True) as src,
+            open_store(_location(target)) as dst,
+        ):
+            if not dst.is_empty():
+                raise StoreError(
+                    f"{dst.where} is not empty: a copy goes into a new store, so its audit "
+                    "chain is the source's record for record"
+                )
+            threads = src.copy_threads()
+            for thread in threads:
+                dst.paste_thread(thread)
+            links = src.audit_links()
+            if links:
+                dst.append_links(links, src.audit_head())
+            count, problem = dst.verify_audit()
+            src_where, dst_where = src.where, dst.where
+    except StoreError as exc:
+        return _error(exc)
+    pending = sum(1 for t in threads if t.row.pending_count)
+    print(
+        f"copied {len(threads)} threads ({pending} pending) and {len(links)} audit records "
+        f"from {src_where} to {dst_where}",
+        file=out,
+    )
+    if problem is not None:
+        print(
+            f"audit log BROKEN on the copy at record {problem.seq}: {problem.problem}: "
+            f"{problem.detail}",
+            file=out,
+        )
+        return 1
+    print(f"audit log intact on the copy: {count} records", file=out)
     return 0
 
 

@@ -111,6 +111,38 @@ class RunRow:
 
 
 @dataclass(frozen=True)
+class Claim:
+    """Who claimed an interrupt before sending its resume (exactly once across kernels).
+
+    ``token`` is the claiming journal's own id (a retry from the same agent is its own claim);
+    ``lease_until`` (seconds since the epoch) is when an unsettled claim lapses; ``settled``: the
+    resume committed."""
+
+    interrupt_id: str
+    token: str
+    claimant: str
+    host: str
+    pid: int | None
+    decided_by: str | None
+    claimed_at: str
+    lease_until: float
+    settled: bool = False
+
+    def holds_against(self, token: str, now: float) -> bool:
+        """This claim stops a claim by ``token`` at ``now``."""
+        return self.settled or (self.token != token and self.lease_until > now)
+
+
+@dataclass(frozen=True)
+class ThreadCopy:
+    """A thread's row and its runs exactly as stored (``agui-notebook store copy``)."""
+
+    row: ThreadRow
+    created_at: str
+    runs: list[RunRow]
+
+
+@dataclass(frozen=True)
 class RestoredThread:
     """What a stored row gives back to a :class:`Thread`."""
 
@@ -339,6 +371,61 @@ def _interrupt_from_json(data: Mapping[str, Any]) -> PendingInterrupt:
     values["raw"] = dict(values.get("raw") or {})
     values["reissued"] = bool(values.get("reissued"))
     return PendingInterrupt(**values, expires_at=parse_expiry(values.get("expires_at_raw")))
+
+
+@dataclass(frozen=True)
+class InboxItem:
+    """One pending approval in the store, as ``agent.inbox()`` and ``agui-notebook inbox`` show
+    it: which thread waits, for what, and whether a kernel is deciding it now."""
+
+    agent_url: str
+    thread_id: str
+    updated_at: datetime
+    title: str | None
+    interrupt: PendingInterrupt
+    #: The claim of a kernel deciding it now (None: nobody is).
+    claim: Claim | None = None
+
+    @property
+    def status(self) -> str:
+        """``waiting``, ``expired``, or ``being decided by ada on host-2``."""
+        if self.claim is not None:
+            who = self.claim.claimant
+            state = "decided" if self.claim.settled else "being decided"
+            return f"{state} by {who} on {self.claim.host}"
+        return "expired" if self.interrupt.is_expired() else "waiting"
+
+    def __repr__(self) -> str:
+        return (
+            f"InboxItem(thread_id={self.thread_id!r}, interrupt={self.interrupt.id!r}, "
+            f"tool={self.interrupt.tool_name!r}, status={self.status!r})"
+        )
+
+
+def inbox_items(
+    rows: list[tuple[str, str, str, str | None, str]], claims: list[Claim], now: float
+) -> list[InboxItem]:
+    """Pending rows (agent URL, thread id, updated_at, title, pending JSON), newest first, with
+    the claims that still hold (settled, or within their lease)."""
+    live = {c.interrupt_id: c for c in claims if c.settled or c.lease_until > now}
+    items: list[InboxItem] = []
+    for agent_url, thread_id, updated_at, title, pending in rows:
+        try:
+            interrupts = [_interrupt_from_json(p) for p in json.loads(pending)]
+        except (ValueError, TypeError, KeyError):
+            continue  # an unreadable row: agent.thread(id) says so with a warning
+        for interrupt in interrupts:
+            items.append(
+                InboxItem(
+                    agent_url=agent_url,
+                    thread_id=thread_id,
+                    updated_at=datetime.fromisoformat(updated_at),
+                    title=title,
+                    interrupt=interrupt,
+                    claim=live.get(interrupt.id),
+                )
+            )
+    return items
 
 
 def summary_from_row(

@@ -14,6 +14,9 @@ go with that next commit).
 from __future__ import annotations
 
 import os
+import socket
+import time
+import uuid
 import warnings
 import weakref
 from collections.abc import Callable, Mapping
@@ -24,19 +27,59 @@ from typing import TYPE_CHECKING, Any
 from .._decisions.audit import AuditEntry, chat_record, decision_entries
 from .._decisions.decision import Decision
 from .._decisions.interrupts import PendingInterrupt
-from .._errors import StoreError, StoreUnavailable, StoreWarning
+from .._errors import AlreadyDecided, StoreError, StoreUnavailable, StoreWarning
 from .._protocol.secrets import Scrubber
-from .backend import StoreBackend, open_store
-from .codec import ThreadSummary, decode_thread, encode_run, encode_thread
+from .backend import StoreBackend, describe, is_url, open_store, url_secrets
+from .codec import (
+    Claim,
+    InboxItem,
+    ThreadSummary,
+    decode_thread,
+    encode_run,
+    encode_thread,
+    inbox_items,
+)
 
 if TYPE_CHECKING:
     from .._thread import RunStream, Thread
 
-__all__ = ["STORE_ENV", "Journal", "default_store_path", "resolve_store"]
+__all__ = [
+    "CLAIM_LEASE_ENV",
+    "STORE_ENV",
+    "Journal",
+    "claim_lease",
+    "default_store_path",
+    "resolve_store",
+]
 
-#: The environment variable that chooses the store: a path, or ``off``.
+#: The environment variable that chooses the store: a path, a ``postgresql://`` URL, or ``off``.
 STORE_ENV = "AGUI_NOTEBOOK_STORE"
 STORE_FILE = "store.sqlite3"
+#: Seconds an unsettled claim holds (its kernel may have died): ``AGUI_NOTEBOOK_CLAIM_LEASE``.
+CLAIM_LEASE_ENV = "AGUI_NOTEBOOK_CLAIM_LEASE"
+CLAIM_LEASE_S = 120.0
+#: Who decides, as other kernels are told: ``AGUI_NOTEBOOK_USER``, JupyterHub's user, the login.
+USER_ENV = "AGUI_NOTEBOOK_USER"
+
+
+def claim_lease() -> float:
+    """The lease of a claim, in seconds (``AGUI_NOTEBOOK_CLAIM_LEASE``, else 120)."""
+    try:
+        return max(0.0, float(os.environ.get(CLAIM_LEASE_ENV, "") or CLAIM_LEASE_S))
+    except ValueError:
+        return CLAIM_LEASE_S
+
+
+def _claimant() -> str:
+    for name in (USER_ENV, "JUPYTERHUB_USER"):
+        if os.environ.get(name):
+            return os.environ[name]
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no login name (a container without a passwd entry)
+        return f"uid {os.getuid()}" if hasattr(os, "getuid") else "unknown"
 
 
 def default_store_path() -> Path:
@@ -48,36 +91,49 @@ def default_store_path() -> Path:
 
 def resolve_store(
     store: str | os.PathLike[str] | None, *, given: bool, interactive: Callable[[], bool]
-) -> Path | None:
-    """The store file to use: ``store`` when given (None: none), else the environment's
+) -> Path | str | None:
+    """The store to use: ``store`` when given (None: none), else the environment's
     ``AGUI_NOTEBOOK_STORE`` (``off`` disables), else :func:`default_store_path` where a person
-    decides in a notebook (``interactive()``, asked only then), else none.
+    decides in a notebook (``interactive()``, asked only then), else none. A file is a ``Path``;
+    a database URL (``postgresql://...``) stays the string it is.
 
     Without a notebook front end (a script, a test, a notebook run headless under a policy)
     nobody comes back to a pending card, and a default file shared by every such run would hand
     one run the threads an earlier one left: those keep nothing unless asked (docs/store.md)."""
     if given:
-        return None if store is None else Path(store).expanduser()
+        return None if store is None else _location(store)
     env = os.environ.get(STORE_ENV, "").strip()
     if env.lower() in ("off", "none", "0", "false"):
         return None
     if env:
-        return Path(env).expanduser()
+        return _location(env)
     return default_store_path() if interactive() else None
+
+
+def _location(store: str | os.PathLike[str]) -> Path | str:
+    return str(store) if is_url(store) else Path(store).expanduser()
 
 
 class Journal:
     """One agent's view of a store: its URL (without credentials), and the scrubber of the
     credentials it knows (``HTTPTransport.known_scrubber``: asked at each write, it grows)."""
 
-    def __init__(self, path: Path, agent_url: str, scrubber: Callable[[], Scrubber]) -> None:
-        self.path = path
+    def __init__(
+        self, location: Path | str, agent_url: str, scrubber: Callable[[], Scrubber]
+    ) -> None:
+        self._location = location  # a URL may hold a password: shown as ``path``, without it
+        #: Where the store is, for messages: the file, or the URL without its password.
+        self.path = describe(location)
         self.agent_url = agent_url
-        self._scrubber = scrubber
+        # The store's own password is scrubbed like the agent's credentials (a user may paste it).
+        self._store_secrets = url_secrets(location)
+        self._agent_scrubber = scrubber
         self._store: StoreBackend | None = None
         self._disabled: StoreError | None = None
         self._warned = False
         self._backlog: list[AuditEntry] = []
+        #: This journal's claims (a retry from this agent is its own claim, not another's).
+        self.token = uuid.uuid4().hex
         # Per live thread, the JSON of its messages as last written (see encode_thread).
         self._memos: weakref.WeakKeyDictionary[Thread, dict[str, tuple[Any, str]]] = (
             weakref.WeakKeyDictionary()
@@ -85,7 +141,11 @@ class Journal:
 
     def __repr__(self) -> str:
         state = f", disabled: {self._disabled}" if self._disabled else ""
-        return f"Journal({str(self.path)!r}{state})"
+        return f"Journal({self.path!r}{state})"
+
+    def _scrubber(self) -> Scrubber:
+        scrubber = self._agent_scrubber()
+        return scrubber.union(self._store_secrets) if self._store_secrets else scrubber
 
     # -- the store, opened once ----------------------------------------------------------
 
@@ -95,7 +155,7 @@ class Journal:
             raise self._disabled
         if self._store is None:
             try:  # opened by the first run that commits
-                self._store = open_store(self.path)
+                self._store = open_store(self._location)
             except StoreError as exc:
                 self._disabled = exc
                 raise
@@ -129,7 +189,7 @@ class Journal:
         )
 
     def _failed(self, error: StoreError, unwritten: list[AuditEntry]) -> None:
-        if isinstance(error, StoreUnavailable) and "locked" in str(error):
+        if isinstance(error, StoreUnavailable) and (error.transient or "locked" in str(error)):
             self._backlog = unwritten  # transient: they go with the next commit
         else:
             self._disabled = error
@@ -183,12 +243,84 @@ class Journal:
                 resume=list(record.resume) if record is not None else [],
                 scrubber=scrubber,
             )
-            store.save_run(row, summary, audit)
+            answered_ids = [e.interrupt_id for e in run.resume]
+            raised = {p.id for p in thread._pending}  # raised again: answerable again
+            settled = [i for i in answered_ids if i not in raised]
+            reopened = [i for i in answered_ids if i in raised]
+            store.save_run(row, summary, audit, settled, reopened)
             self._backlog = []
         except StoreError as exc:
             self._failed(exc, audit)
         except (TypeError, ValueError) as exc:  # a state that is not JSON, for one
-            self._warn(StoreUnavailable(f"cannot store thread {thread.id}: {exc}", str(self.path)))
+            self._warn(StoreUnavailable(f"cannot store thread {thread.id}: {exc}", self.path))
+
+    def claim(self, thread: Thread, run: RunStream) -> None:
+        """Claim the interrupts ``run`` answers before it is sent; raises :class:`AlreadyDecided`
+        when another kernel's claim holds. A store problem is a StoreWarning and the resume goes
+        out unclaimed (as it would without a store)."""
+        store = self._usable()
+        ids = [e.interrupt_id for e in run.resume]
+        if store is None or not ids:
+            return
+        now = time.time()
+        claimed_at = datetime.fromtimestamp(now, timezone.utc).isoformat(timespec="seconds")
+        mine = [
+            Claim(
+                interrupt_id=i,
+                token=self.token,
+                claimant=_claimant(),
+                host=socket.gethostname(),
+                pid=os.getpid(),
+                decided_by=run.decided_by,
+                claimed_at=claimed_at,
+                lease_until=now + claim_lease(),
+            )
+            for i in ids
+        ]
+        try:
+            held = store.claim(self.agent_url, thread.id, mine, now)
+        except StoreError as exc:
+            self._warn(exc)
+            return
+        if held is not None:
+            raise _already(held)
+
+    def release(self, thread: Thread, run: RunStream) -> None:
+        """Give up this journal's claims for ``run``: it failed before reaching the server."""
+        store = self._usable()
+        if store is None:
+            return
+        try:
+            store.release(
+                self.agent_url, thread.id, [e.interrupt_id for e in run.resume], self.token
+            )
+        except StoreError as exc:
+            self._warn(exc)
+
+    def inbox(self) -> list[InboxItem]:
+        """This agent's pending approvals across threads and machines, newest first."""
+        return inbox_view(self.store(), self.agent_url)
+
+    def claimed_elsewhere(self, thread: Thread, interrupt_ids: list[str]) -> AlreadyDecided | None:
+        """Another journal's claim that holds on one of these interrupts now (for the card to
+        say "being decided by ada on host-2" before anyone clicks); None when there is none or
+        the store cannot be read."""
+        store = self._usable()
+        if store is None:
+            return None
+        try:
+            claims = store.claims(self.agent_url, thread.id)
+        except StoreError:
+            return None
+        now = time.time()
+        for claim in claims:
+            if claim.interrupt_id in interrupt_ids and claim.holds_against(self.token, now):
+                return _already(claim)
+        return None
+
+    def claims(self) -> list[Claim]:
+        """This agent's claims, oldest first (raises the store's typed error)."""
+        return self.store().claims(self.agent_url)
 
     def record_attempt(
         self,
@@ -274,7 +406,7 @@ class Journal:
             self._warn(
                 StoreUnavailable(
                     f"the stored thread {thread.id} in {self.path} cannot be read ({exc})",
-                    str(self.path),
+                    self.path,
                 )
             )
             return False
@@ -309,6 +441,26 @@ class Journal:
                 chat_record(entry, card=None, arguments=call.arguments if call else None)
             )
         return records
+
+
+def _already(held: Claim) -> AlreadyDecided:
+    return AlreadyDecided(
+        held.interrupt_id,
+        claimant=held.claimant,
+        host=held.host,
+        pid=held.pid,
+        decided_by=held.decided_by,
+        claimed_at=held.claimed_at,
+        lease_until=datetime.fromtimestamp(held.lease_until, timezone.utc).isoformat(
+            timespec="seconds"
+        ),
+        settled=held.settled,
+    )
+
+
+def inbox_view(store: StoreBackend, agent_url: str | None = None) -> list[InboxItem]:
+    """Every pending approval in ``store`` (of one agent URL, or all), with who is deciding."""
+    return inbox_items(store.pending_rows(agent_url), store.claims(agent_url), time.time())
 
 
 def _scrub_entry(entry: AuditEntry, scrubber: Scrubber) -> AuditEntry:

@@ -38,7 +38,15 @@ from .._decisions.audit import (
     verify_chain,
 )
 from .._errors import StoreCorrupt, StoreError, StoreUnavailable, StoreVersionError
-from .codec import RunRow, StoredThreadData, ThreadRow, ThreadSummary, summary_from_row
+from .codec import (
+    Claim,
+    RunRow,
+    StoredThreadData,
+    ThreadCopy,
+    ThreadRow,
+    ThreadSummary,
+    summary_from_row,
+)
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "Store", "StoredThreadData"]
 
@@ -85,8 +93,26 @@ CREATE TABLE audit (
 CREATE INDEX audit_by_thread ON audit (agent_url, thread_id, seq);
 """
 
+_SCHEMA_V2 = """
+CREATE TABLE claims (
+    agent_url TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    interrupt_id TEXT NOT NULL,
+    token TEXT NOT NULL,
+    claimant TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER,
+    decided_by TEXT,
+    claimed_at TEXT NOT NULL,
+    lease_until REAL NOT NULL,
+    settled INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (agent_url, thread_id, interrupt_id)
+);
+"""
+
 #: (version, script) in order: a file at version N runs every script above N, in one transaction.
-MIGRATIONS: list[tuple[int, str]] = [(1, _SCHEMA_V1)]
+#: Version 2 adds the claims, so a resume goes out once across kernels sharing the store.
+MIGRATIONS: list[tuple[int, str]] = [(1, _SCHEMA_V1), (2, _SCHEMA_V2)]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
@@ -167,6 +193,11 @@ class Store:
     def where(self) -> str:
         return str(self.path)
 
+    @property
+    def schema_version(self) -> int:
+        """The schema version this store is at (this module's, once opened for writing)."""
+        return SCHEMA_VERSION
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
@@ -202,8 +233,16 @@ class Store:
             finally:
                 cur.close()
 
-    def save_run(self, thread: ThreadRow, run: RunRow, audit: Sequence[AuditEntry] = ()) -> None:
-        """Write a committed run: the thread as it now is, the run's summary, its decisions."""
+    def save_run(
+        self,
+        thread: ThreadRow,
+        run: RunRow,
+        audit: Sequence[AuditEntry] = (),
+        settled: Sequence[str] = (),
+        reopened: Sequence[str] = (),
+    ) -> None:
+        """Write a committed run: the thread as it now is, the run's summary, its decisions,
+        and the claims on the interrupts it answered settled."""
         with self._write("save a run") as cur:
             cur.execute(
                 """
@@ -250,6 +289,17 @@ class Store:
                 (thread.agent_url, thread.id, thread.agent_url, thread.id, run.run_id, run.summary),
             )
             _append_audit(cur, audit)
+            if settled:
+                cur.executemany(
+                    "UPDATE claims SET settled = 1 "
+                    "WHERE agent_url = ? AND thread_id = ? AND interrupt_id = ?",
+                    [(thread.agent_url, thread.id, i) for i in settled],
+                )
+            if reopened:
+                cur.executemany(
+                    "DELETE FROM claims WHERE agent_url = ? AND thread_id = ? AND interrupt_id = ?",
+                    [(thread.agent_url, thread.id, i) for i in reopened],
+                )
 
     def append_audit(self, entries: Sequence[AuditEntry]) -> None:
         """Append decisions whose run did not commit (a failed or refused resume)."""
@@ -362,8 +412,195 @@ class Store:
                 entries.append(AuditEntry.from_json(json.loads(text)))
         return entries
 
+    # -- claims: a resume goes out once across kernels ---------------------------------
+
+    def claim(
+        self, agent_url: str, thread_id: str, claims: Sequence[Claim], now: float
+    ) -> Claim | None:
+        """Claim every interrupt of a resume, all or none; the claim that holds against it."""
+        try:
+            with self._write("claim interrupts") as cur:
+                for mine in claims:
+                    key = (agent_url, thread_id, mine.interrupt_id)
+                    taken = cur.execute(
+                        "INSERT INTO claims (agent_url, thread_id, interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                        "ON CONFLICT (agent_url, thread_id, interrupt_id) DO NOTHING",
+                        (agent_url, thread_id, *_claim_values(mine)),
+                    ).rowcount
+                    if taken == 1:
+                        continue
+                    row = cur.execute(
+                        "SELECT interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled FROM claims "
+                        "WHERE agent_url = ? AND thread_id = ? AND interrupt_id = ?",
+                        key,
+                    ).fetchone()
+                    held = _claim_from_row(row)
+                    if held.holds_against(mine.token, now):
+                        raise _Held(held)
+                    cur.execute(  # ours again (a retry), or a lapsed claim taken over
+                        "UPDATE claims SET token = ?, claimant = ?, host = ?, pid = ?, "
+                        "decided_by = ?, claimed_at = ?, lease_until = ?, settled = ? "
+                        "WHERE agent_url = ? AND thread_id = ? AND interrupt_id = ?",
+                        (*_claim_values(mine)[1:], *key),
+                    )
+        except _Held as held:
+            return held.claim
+        return None
+
+    def release(
+        self, agent_url: str, thread_id: str, interrupt_ids: Sequence[str], token: str
+    ) -> None:
+        if not interrupt_ids:
+            return
+        with self._write("release claims") as cur:
+            for interrupt_id in interrupt_ids:
+                cur.execute(
+                    "DELETE FROM claims WHERE agent_url = ? AND thread_id = ? "
+                    "AND interrupt_id = ? AND token = ? AND settled = 0",
+                    (agent_url, thread_id, interrupt_id, token),
+                )
+
+    def pending_rows(
+        self, agent_url: str | None = None
+    ) -> list[tuple[str, str, str, str | None, str]]:
+        where, params = ("", ()) if agent_url is None else (" AND agent_url = ?", (agent_url,))
+        rows = self._read(
+            "list pending threads",
+            "SELECT agent_url, id, updated_at, title, pending FROM threads WHERE pending_count > 0"
+            + where
+            + " ORDER BY updated_at DESC, rowid DESC",
+            params,
+        )
+        return [(str(r[0]), str(r[1]), str(r[2]), r[3], str(r[4])) for r in rows]
+
+    def claims(self, agent_url: str | None = None, thread_id: str | None = None) -> list[Claim]:
+        if not self._read("read the claims", "SELECT 1 FROM sqlite_master WHERE name = 'claims'"):
+            return []  # an older file, opened read-only: no claims yet
+        conditions, params = [], []
+        for column, value in (("agent_url", agent_url), ("thread_id", thread_id)):
+            if value is not None:
+                conditions.append(f"{column} = ?")
+                params.append(value)
+        where = (" WHERE " + " AND ".join(conditions)) if conditions else ""
+        rows = self._read(
+            "read the claims",
+            "SELECT interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled FROM claims"
+            + where
+            + " ORDER BY claimed_at",
+            params,
+        )
+        return [_claim_from_row(r) for r in rows]
+
+    # -- copying a whole store -----------------------------------------------------------
+
+    def is_empty(self) -> bool:
+        rows = self._read(
+            "read the store",
+            "SELECT (SELECT count(*) FROM threads) + (SELECT count(*) FROM audit)",
+        )
+        return int(rows[0][0]) == 0
+
+    def copy_threads(self) -> list[ThreadCopy]:
+        rows = self._read(
+            "read the threads",
+            "SELECT agent_url, id, created_at, updated_at, title, last_run_id, last_status, "
+            "message_count, pending_count, messages, state, tool_calls, pending, answered "
+            "FROM threads ORDER BY rowid",
+        )
+        runs: dict[tuple[str, str], list[RunRow]] = {}
+        for agent_url, thread_id, run_id, summary in self._read(
+            "read the runs",
+            "SELECT agent_url, thread_id, run_id, summary FROM runs "
+            "ORDER BY agent_url, thread_id, seq",
+        ):
+            runs.setdefault((agent_url, thread_id), []).append(RunRow(run_id, summary))
+        return [
+            ThreadCopy(
+                row=ThreadRow(r[0], r[1], r[3], *r[4:]),
+                created_at=r[2],
+                runs=runs.get((r[0], r[1]), []),
+            )
+            for r in rows
+        ]
+
+    def paste_thread(self, copy: ThreadCopy) -> None:
+        t = copy.row
+        with self._write("copy a thread") as cur:
+            cur.execute(
+                "INSERT INTO threads (agent_url, id, created_at, updated_at, title, last_run_id, "
+                "last_status, message_count, pending_count, messages, state, tool_calls, "
+                "pending, answered) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    t.agent_url, t.id, copy.created_at, t.updated_at, t.title, t.last_run_id,
+                    t.last_status, t.message_count, t.pending_count, t.messages, t.state,
+                    t.tool_calls, t.pending, t.answered,
+                ),
+            )  # fmt: skip
+            cur.executemany(
+                "INSERT INTO runs (agent_url, thread_id, seq, run_id, summary) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [
+                    (t.agent_url, t.id, n, run.run_id, run.summary)
+                    for n, run in enumerate(copy.runs, 1)
+                ],
+            )
+
+    def append_links(self, links: Sequence[ChainLink], head: tuple[int, str] | None) -> None:
+        with self._write("copy the audit log") as cur:
+            cur.executemany(
+                "INSERT INTO audit (seq, agent_url, thread_id, record, prev_hash, hash) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        item.seq,
+                        str(item.record.get("agent_url", "")),
+                        str(item.record.get("thread_id", "")),
+                        canonical_json(item.record),
+                        item.prev_hash,
+                        item.hash,
+                    )
+                    for item in links
+                ],
+            )
+            if head is not None:
+                cur.executemany(
+                    "INSERT INTO meta (key, value) VALUES (?, ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [("audit_head_seq", str(head[0])), ("audit_head_hash", head[1])],
+                )
+
 
 # -- helpers -----------------------------------------------------------------------------------
+
+
+class _Held(Exception):
+    """Rolls a claim back: another kernel's claim holds."""
+
+    def __init__(self, claim: Claim) -> None:
+        self.claim = claim
+
+
+def _claim_values(c: Claim) -> tuple[Any, ...]:
+    return (
+        c.interrupt_id, c.token, c.claimant, c.host, c.pid, c.decided_by, c.claimed_at,
+        c.lease_until, int(c.settled),
+    )  # fmt: skip
+
+
+def _claim_from_row(row: Any) -> Claim:
+    interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled = row
+    return Claim(
+        interrupt_id=str(interrupt_id),
+        token=str(token),
+        claimant=str(claimant),
+        host=str(host),
+        pid=None if pid is None else int(pid),
+        decided_by=decided_by,
+        claimed_at=str(claimed_at),
+        lease_until=float(lease_until),
+        settled=bool(settled),
+    )
 
 
 def _append_audit(cur: sqlite3.Cursor, entries: Sequence[AuditEntry]) -> None:

@@ -1,4 +1,4 @@
-"""Reading a store file directly, as another process would."""
+"""Reading a store directly, as another process would: a SQLite file or a PostgreSQL URL."""
 
 from __future__ import annotations
 
@@ -7,9 +7,15 @@ from pathlib import Path
 from typing import Any
 
 
-def rows(path: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Read the store file directly (a separate connection, as another process would)."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+def rows(location: Path | str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Read the store directly (a separate connection, as another process would)."""
+    if isinstance(location, str) and "://" in location:
+        import psycopg
+
+        with psycopg.connect(location, autocommit=True) as pg:
+            pg.execute("SET search_path TO agui_notebook")
+            return [tuple(r) for r in pg.execute(sql.replace("?", "%s").encode(), params)]
+    conn = sqlite3.connect(f"file:{location}?mode=ro", uri=True)
     try:
         return conn.execute(sql, params).fetchall()
     finally:

@@ -1,4 +1,5 @@
-"""Two processes writing one store at the same time lose nothing (WAL + busy_timeout)."""
+"""Two processes writing one store at the same time lose nothing: on SQLite (WAL + busy_timeout)
+and on PostgreSQL (row locks, the chain's advisory lock)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from agui_notebook import Agent
-from agui_notebook._store.sqlite import Store
+from agui_notebook._store.backend import open_store
 from tests.store._db import rows
+from tests.store.conftest import BACKENDS
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -21,8 +23,15 @@ THREADS = 40  # per process, all at once
 ROUNDS = 3  # per thread: each round commits two runs and one decision
 
 
-def test_two_processes_writing_many_threads_lose_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "shared.sqlite3"
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_two_processes_writing_many_threads_lose_nothing(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    path: Path | str = (
+        tmp_path / "shared.sqlite3"
+        if backend == "sqlite"
+        else request.getfixturevalue("postgres_url")
+    )
     go = tmp_path / "go"
     procs = [
         subprocess.Popen(
@@ -55,7 +64,7 @@ def test_two_processes_writing_many_threads_lose_nothing(tmp_path: Path) -> None
     ]
     seqs = [s for (s,) in rows(path, "SELECT seq FROM audit ORDER BY seq")]
     assert seqs == list(range(1, decisions + 1))
-    with Store(path, readonly=True) as store:
+    with open_store(path, readonly=True) as store:
         assert store.verify_audit() == (decisions, None)
     # The two processes really wrote at the same time: their decisions interleave in one chain.
     writers = "".join(t[0] for (t,) in rows(path, "SELECT thread_id FROM audit ORDER BY seq"))

@@ -1,7 +1,8 @@
 """Durable threads against the demo server on loopback: stored at each commit, restored by id.
 
-Each test's agents share the test's own store file (tests/conftest.py); a second ``Agent`` on the
-same URL plays a new kernel (nothing in memory is shared but the server and the file).
+Each test's agents share the test's own store (tests/store/conftest.py): every test runs on a
+SQLite file and on a PostgreSQL database. A second ``Agent`` on the same URL plays a new kernel
+(nothing in memory is shared but the server and the store).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 
 from agui_notebook import Agent, ExpiredInterrupt, RunError, approve, cancel, policies
 from agui_notebook._decisions.audit import arguments_sha256
+from agui_notebook._store.backend import describe
 from agui_notebook.demo import DemoApp, create_app, start_in_thread
 from tests.reliability.chat_driver import Driver
 from tests.store._db import rows
@@ -35,6 +37,11 @@ def new_agent(url: str, **options: Any) -> Agent:
 
 
 @pytest.fixture(autouse=True)
+def _on_both_backends(store_path: Path | str) -> None:
+    """Every test here runs once per backend (store_path is parametrised)."""
+
+
+@pytest.fixture(autouse=True)
 async def _close_agents() -> AsyncIterator[None]:
     yield
     while _AGENTS:
@@ -46,7 +53,7 @@ def _dump(messages: list[object]) -> list[dict[str, object]]:
 
 
 async def test_a_thread_comes_back_as_committed_and_resumes_once(
-    demo: tuple[str, DemoApp], store_path: Path
+    demo: tuple[str, DemoApp], store_path: Path | str
 ) -> None:
     url, app = demo
     first = new_agent(url).thread()
@@ -106,7 +113,7 @@ async def test_threads_lists_this_agents_threads_newest_first(demo: tuple[str, D
 
 
 async def test_a_failed_run_changes_nothing_in_the_store(
-    demo: tuple[str, DemoApp], store_path: Path
+    demo: tuple[str, DemoApp], store_path: Path | str
 ) -> None:
     url, _ = demo
     thread = new_agent(url).thread()
@@ -163,7 +170,7 @@ async def test_a_server_that_forgot_the_thread_gives_its_error_and_it_stays_pend
 
 
 async def test_a_restored_chat_shows_its_card_and_a_click_resumes_it(
-    demo: tuple[str, DemoApp], store_path: Path
+    demo: tuple[str, DemoApp], store_path: Path | str
 ) -> None:
     url, app = demo
     thread = new_agent(url).thread()
@@ -201,7 +208,7 @@ async def test_a_restored_chat_shows_its_card_and_a_click_resumes_it(
 
 
 async def test_every_kind_of_decider_is_in_the_log(
-    demo: tuple[str, DemoApp], store_path: Path
+    demo: tuple[str, DemoApp], store_path: Path | str
 ) -> None:
     url, _ = demo
     agent = new_agent(url)
@@ -223,7 +230,7 @@ async def test_every_kind_of_decider_is_in_the_log(
 
 
 async def test_a_failed_resume_from_a_chat_is_in_the_log_and_the_thread_stays_pending(
-    store_path: Path,
+    store_path: Path | str,
 ) -> None:
     app = create_app(text_delay=0)
     url, stop = start_in_thread(app=app)
@@ -248,7 +255,7 @@ async def test_a_failed_resume_from_a_chat_is_in_the_log_and_the_thread_stays_pe
 
 
 async def test_an_interrupt_raised_again_after_a_restore_is_still_flagged(
-    store_path: Path,
+    store_path: Path | str,
 ) -> None:
     from tests.thread._streams import (
         ScriptedServer,
@@ -299,7 +306,7 @@ async def test_content_parts_subagents_and_encrypted_reasoning_come_back_as_they
 
 
 async def test_a_replay_keeps_nothing_unless_given_a_store(
-    demo: tuple[str, DemoApp], store_path: Path, tmp_path: Path
+    demo: tuple[str, DemoApp], store_path: Path | str, tmp_path: Path
 ) -> None:
     from agui_notebook.record import record, replay
 
@@ -321,4 +328,4 @@ async def test_a_replay_keeps_nothing_unless_given_a_store(
 
     stored = replay(recording, store=store_path)
     _AGENTS.append(stored)
-    assert stored.store_path == store_path
+    assert str(stored.store_path) == describe(store_path)  # a URL without its password
