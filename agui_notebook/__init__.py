@@ -14,6 +14,7 @@ import typing as _typing
 
 from . import policies as _policies
 from ._agent import Agent
+from ._chat.inbox import Inbox
 from ._decisions.decision import Decision, answer, approve, cancel, edit, reject
 from ._decisions.interrupts import PendingInterrupt
 from ._errors import (
@@ -48,7 +49,7 @@ from ._record import replay_policy as _replay_policy
 from ._state.a2ui import SurfaceAction, act
 from ._state.genui import register_activity_renderer
 from ._state.reducer import ToolCallInfo
-from ._store.codec import ThreadSummary
+from ._store.codec import InboxItem, ThreadSummary
 from ._thread import RunRecord, RunResult, RunStream, Thread
 from ._version import __version__
 
@@ -85,6 +86,8 @@ __all__ = [
     "Decision",
     "ExpiredInterrupt",
     "HTTPStatusError",
+    "Inbox",
+    "InboxItem",
     "InterruptReissued",
     "InvalidDecision",
     "NobodyCanClick",

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from ._chat.inbox import DEFAULT_INTERVAL as DEFAULT_INBOX_INTERVAL
+from ._chat.inbox import Inbox
 from ._notebook.host import kernel_support
 from ._protocol.capabilities import AgentCapabilities, parse_capabilities
 from ._protocol.secrets import redact_url
@@ -193,15 +195,24 @@ class Agent:
             return []
         return self._journal.threads(pending)
 
-    def inbox(self) -> list[InboxItem]:
+    def inbox(self, *, interval: float = DEFAULT_INBOX_INTERVAL, **chat_options: Any) -> Inbox:
         """Every approval waiting in this agent's store, across its threads and every kernel
         sharing the store (a PostgreSQL store: the whole team's), newest first. Each item has
         the thread, the interrupt (tool, arguments, expiry) and ``status``: ``waiting``,
         ``expired``, or ``being decided by ada on host-2``. Empty when the agent keeps no store.
-        ``agent.chat(item.thread_id)`` shows its card."""
-        if self._journal is None:
-            return []
-        return self._journal.inbox()
+
+        Shown in a notebook, it is a card per pending thread: a click resumes that thread from
+        this kernel, once; the store is read again every ``interval`` seconds. ``chat_options``
+        go to each card's chat (``timeout``, ``on_timeout``...)."""
+        journal = self._journal
+
+        def read() -> list[InboxItem]:
+            return [] if journal is None else journal.inbox()
+
+        def open_chat(thread_id: str) -> Chat:
+            return self.chat(thread_id, **{"display": False, **chat_options})
+
+        return Inbox(read, open_chat, interval=interval)
 
     def chat(self, thread_id: str | None = None, **options: Any) -> Chat:
         """A thread with a live view in the notebook; see :class:`agui_notebook.Chat`.

@@ -141,7 +141,16 @@ MAY_IMPORT: dict[str, set[str]] = {
     "_notebook": set(),
     "_thread": {"_protocol", "_frameworks", "_decisions", "_state", "_transports"},
     "_store": {"_protocol", "_state", "_decisions", "_thread"},
-    "_chat": {"_thread", "_view", "_notebook", "_state", "_decisions", "_protocol", "policies"},
+    "_chat": {
+        "_thread",
+        "_view",
+        "_notebook",
+        "_state",
+        "_decisions",
+        "_protocol",
+        "policies",
+        "_store",
+    },  # the inbox lists the store's items (its codec's InboxItem)
     # The agent also asks the notebook whether a person decides here (the default store).
     "_agent": {
         "_thread",

@@ -49,6 +49,8 @@ PUBLIC = {
     "Thread",
     "ThreadBusy",
     "ThreadSummary",
+    "Inbox",
+    "InboxItem",
     "ToolCallInfo",
     "TransportError",
     "TruncatedRunError",

@@ -4,8 +4,9 @@ Owns the turn (``chat``), composed of collaborators that each keep their own sta
 ``streamer`` (a run streamed into a view, pushes coalesced), the card deck (``cards``: cards, their
 state on the view, the audit records), the ``decider`` (rules, policy, a person's click, the
 timeout; each decision sent once), A2UI surface actions (``surfaces``), and the result and words
-a chat shows (``result``). The notebook around it is reached through a host (``_notebook``).
+a chat shows (``result``); and the ``inbox``, a card per approval waiting in a store. The
+notebook around it is reached through a host (``_notebook``).
 
-May import: every room below it (``_thread``, ``_view``, ``_notebook``, the pure rooms), never
-``_agent`` or recording.
+May import: every room below it (``_thread``, ``_view``, ``_notebook``, ``_store``'s items, the
+pure rooms), never ``_agent`` or recording.
 """

@@ -139,6 +139,12 @@ class Decider:
             deck.mark_tools(card, decisions)
             return result
 
+    def show_claim_elsewhere_on_cards(self) -> None:
+        """Every card still waiting for a person says who else holds a claim on it now."""
+        for card in self.deck.cards.values():
+            if card.accepting == "decide":
+                self._show_claim_elsewhere(card)
+
     def _show_claim_elsewhere(self, card: Card) -> None:
         """A kernel sharing the store is deciding these interrupts now: the card says who."""
         asked = getattr(self.thread.journal, "claimed_elsewhere", None)  # a store's journal

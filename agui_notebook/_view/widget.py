@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import anywidget
+import ipywidgets
 import traitlets
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -206,3 +207,8 @@ class ChatView(anywidget.AnyWidget):
             if state is not self.state:
                 self.state = state
         self.pushes += 1
+
+
+def stack(views: list[ChatView]) -> ipywidgets.VBox:
+    """Views one under the other (the inbox's cards), as one widget; ``.children`` grows."""
+    return ipywidgets.VBox(children=tuple(views))
