@@ -19,6 +19,7 @@ import pytest
 
 from agui_notebook import (
     Agent,
+    AlreadyDecided,
     InvalidDecision,
     NothingPending,
     PendingInterrupt,
@@ -296,6 +297,11 @@ async def test_server_refuses_a_resume_with_nothing_paused(
 
     stale = twin(thread)  # believes the interrupt is still pending once it has been answered
     await thread.resume(approve())
+    # Sharing the store, the client refuses it before sending: the answer's claim is settled.
+    assert stale.journal is not None
+    with pytest.raises(AlreadyDecided, match="already decided"):
+        await stale.resume(approve())
+    stale.journal = None  # a client that keeps no store reaches the server, which refuses too
     with pytest.raises(RunError) as again:
         await stale.resume(approve())
     assert again.value.code == "AGUI_CREWAI_NO_PENDING_FEEDBACK"
