@@ -123,18 +123,7 @@ class HTTPTransport:
         if self.timeout is not None:  # None: the caller's own client decides
             request.extensions["timeout"] = self.timeout.as_dict()
         sent = {"forwardedProps": forwarded_props}
-        try:
-            response = await client.send(request, stream=True)
-        except httpx.TimeoutException as exc:
-            if isinstance(exc, httpx.ConnectTimeout):
-                raise ConnectError(f"timed out connecting to {where}") from None
-            raise StreamTimeout(f"no response from {where} within the timeout") from None
-        except httpx.ConnectError as exc:
-            scrubber = self._learn(request, sent)
-            raise ConnectError(f"cannot connect to {where}: {_reason(exc, scrubber)}") from None
-        except httpx.TransportError as exc:
-            scrubber = self._learn(request, sent)
-            raise TransportError(f"request to {where} failed: {_reason(exc, scrubber)}") from None
+        response = await self._send(client, request, where, sent)
         try:
             # After send: an auth flow (httpx.Auth) has added its headers to the request by now.
             await _check_response(response, where, self._learn(request, sent))
@@ -152,18 +141,7 @@ class HTTPTransport:
         request = client.build_request("GET", url, headers=headers)
         if self.timeout is not None:
             request.extensions["timeout"] = self.timeout.as_dict()
-        try:
-            response = await client.send(request, stream=True)
-        except httpx.TimeoutException as exc:
-            if isinstance(exc, httpx.ConnectTimeout):
-                raise ConnectError(f"timed out connecting to {where}") from None
-            raise StreamTimeout(f"no response from {where} within the timeout") from None
-        except httpx.ConnectError as exc:
-            scrubber = self._learn(request, None)
-            raise ConnectError(f"cannot connect to {where}: {_reason(exc, scrubber)}") from None
-        except httpx.TransportError as exc:
-            scrubber = self._learn(request, None)
-            raise TransportError(f"request to {where} failed: {_reason(exc, scrubber)}") from None
+        response = await self._send(client, request, where, None)
         try:
             scrubber = self._learn(request, None)
             if response.status_code in NO_DOCUMENT:
@@ -188,6 +166,24 @@ class HTTPTransport:
             return scrubber.text(text)
         finally:
             await response.aclose()
+
+    async def _send(
+        self, client: httpx.AsyncClient, request: httpx.Request, where: str, sent: Any
+    ) -> httpx.Response:
+        """Send ``request`` (streamed); httpx's failures become our typed errors, their text
+        scrubbed of the credentials sent so far and of those ``sent`` carries."""
+        try:
+            return await client.send(request, stream=True)
+        except httpx.TimeoutException as exc:
+            if isinstance(exc, httpx.ConnectTimeout):
+                raise ConnectError(f"timed out connecting to {where}") from None
+            raise StreamTimeout(f"no response from {where} within the timeout") from None
+        except httpx.ConnectError as exc:
+            scrubber = self._learn(request, sent)
+            raise ConnectError(f"cannot connect to {where}: {_reason(exc, scrubber)}") from None
+        except httpx.TransportError as exc:
+            scrubber = self._learn(request, sent)
+            raise TransportError(f"request to {where} failed: {_reason(exc, scrubber)}") from None
 
     def _learn(self, request: httpx.Request, body: Any) -> Scrubber:
         self.scrubber = self.scrubber.union(secret_values(request, body))
