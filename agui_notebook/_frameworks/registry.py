@@ -18,6 +18,7 @@ from .dialect import Asked, Described, Dialect
 from .flat import FlatDialect
 from .langgraph import LangGraphDialect
 from .microsoft import MicrosoftDialect
+from .strands import StrandsDialect
 
 __all__ = [
     "DIALECTS",
@@ -35,10 +36,12 @@ __all__ = [
 ]
 
 #: In the order they are asked: a more specific reading before a general one (ADK's gated call
-#: before flat metadata; a CrewAI pause before LangGraph's reading of the same CUSTOM event).
+#: before flat metadata; Strands' approval, whose arguments are not under flat ``arguments``, before
+#: flat metadata too; a CrewAI pause before LangGraph's reading of the same CUSTOM event).
 DIALECTS: list[Dialect] = [
     AdkDialect(),
     MicrosoftDialect(),
+    StrandsDialect(),
     FlatDialect(),
     CrewAIDialect(),
     LangGraphDialect(),

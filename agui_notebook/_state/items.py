@@ -373,6 +373,17 @@ def _parse(text: str) -> Any:
         return None
 
 
+def _edit_note(mode: str, can_edit: bool, props: dict[str, Any]) -> str | None:
+    """Why a tool call's card has no Edit: the server's answer has no place for arguments."""
+    if mode != "tool" or can_edit:
+        return None
+    return (
+        "Edit is unavailable: this server's answer (its responseSchema: "
+        f"{', '.join(sorted(props)) or 'nothing'}) has no place for edited arguments, so an edit "
+        "could not reach the tool. Approve or reject the call as proposed."
+    )
+
+
 def card_interrupt(
     interrupt: PendingInterrupt, args_schema: dict[str, Any] | None
 ) -> dict[str, Any]:
@@ -415,6 +426,7 @@ def card_interrupt(
         "expiresAt": interrupt.expires_at.isoformat() if interrupt.expires_at else None,
         "mode": mode,
         "canEdit": bool(can_edit),
+        "editNote": _edit_note(mode, bool(can_edit), props),
         "canGiveReason": mode == "tool" and (not props or "reason" in props),
         "reissued": interrupt.reissued,
         # A form or free answer about something with no arguments to show (a CrewAI step's

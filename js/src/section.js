@@ -195,6 +195,10 @@ export function buildSection(it, ctx) {
       actionButtons.set("edit", edit);
       lockables.push(edit);
       buttons.append(edit);
+    } else if (typeof it?.editNote === "string" && it.editNote) {
+      // Said, not just left out: a server that would drop edited arguments must not look like
+      // one whose card merely forgot the button.
+      controls.append(h("div", { cls: "agui-hint agui-edit-unavailable", text: it.editNote }));
     }
     buttons.append(cancelButton);
     controls.append(buttons);

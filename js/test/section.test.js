@@ -37,6 +37,17 @@ describe("buildSection", () => {
 
   const ctx = { isMulti: () => false, refresh: () => {}, choose: () => {} };
 
+  it("says why a tool call has no Edit when the server's answer has no place for arguments", () => {
+    const note = "Edit is unavailable: <i>no place</i>";
+    const s = buildSection({ id: "i", toolName: "t", args: { a: 1 }, canEdit: false, editNote: note }, ctx);
+    expect(s.node.querySelector('[data-action="edit"]')).toBeNull();
+    expect(s.node.querySelector(".agui-edit-unavailable")?.textContent).toBe(note);
+    expect(s.node.querySelector("i")).toBeNull(); // text, never HTML
+    const editable = buildSection({ id: "i", toolName: "t", args: { a: 1 }, canEdit: true, editNote: note }, ctx);
+    expect(editable.node.querySelector('[data-action="edit"]')).not.toBeNull();
+    expect(editable.node.querySelector(".agui-edit-unavailable")).toBeNull();
+  });
+
   it("says which subagent asked: its name, else its run id", () => {
     expect(subagentLabel({ subagentRunId: "sub-1", subagentName: "payments" })).toBe("payments");
     expect(subagentLabel({ subagentRunId: "sub-1", subagentName: null })).toBe("sub-1");

@@ -124,7 +124,9 @@ class ScriptedModel(Model):
                     "start": {"toolUse": {"toolUseId": use_id, "name": "transfer_money"}}
                 }
             }
-            yield {"contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps(TRANSFER_ARGS)}}}}
+            yield {
+                "contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps(TRANSFER_ARGS)}}}
+            }
             yield {"contentBlockStop": {}}
             yield {"messageStop": {"stopReason": "tool_use"}}
             return
@@ -152,7 +154,9 @@ def _refusal(answer: Any) -> str | None:
     if isinstance(payload, dict) and payload.get("approved") is True:
         return None
     reason = payload.get("reason") if isinstance(payload, dict) else None
-    return f"The transfer was not approved ({reason})." if reason else "The transfer was not approved."
+    return (
+        f"The transfer was not approved ({reason})." if reason else "The transfer was not approved."
+    )
 
 
 def _edited(answer: Any, proposed: dict[str, Any]) -> dict[str, Any]:
@@ -197,7 +201,12 @@ class PlainInterruptHook(HookProvider):
 def transfer_money(from_account: str, to_account: str, amount: float, currency: str) -> str:
     """Move money between two accounts."""
     return _transfer(
-        {"from_account": from_account, "to_account": to_account, "amount": amount, "currency": currency}
+        {
+            "from_account": from_account,
+            "to_account": to_account,
+            "amount": amount,
+            "currency": currency,
+        }
     )
 
 
