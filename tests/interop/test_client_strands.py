@@ -29,6 +29,7 @@ from agui_notebook import (
     approve,
     cancel,
     edit,
+    policies,
     reject,
 )
 from agui_notebook._state.items import card_interrupt
@@ -211,3 +212,35 @@ async def test_a_second_resume_is_refused_and_not_sent(
         await thread.resume(approve())
     assert len(runs(server)) == 2
     assert server.executions == [("transfer_money", TRANSFER_ARGS)]
+
+
+# --- the chat's own card (headless, decided by a policy) ----------------------------------------
+
+
+def cards(chat: Any) -> list[dict[str, Any]]:
+    return [item for item in chat.view.items if item["kind"] == "card"]
+
+
+@pytest.mark.parametrize("style", ["approval", *PLAIN])
+async def test_the_chats_card_names_the_tool_and_a_policy_resumes_once(
+    strands: Callable[[str], Any], agent_for: Callable[[Any], Agent], style: str
+) -> None:
+    server = strands(style)
+    chat = agent_for(server).chat(policy=policies.approve_all(), display=False)
+    result = await chat.send("Please transfer 100 USD to savings")
+    assert (result.outcome, result.text) == ("success", "Transferred 100.00 USD.")
+    [card] = cards(chat)
+    [shown] = card["interrupts"]
+    assert (shown["mode"], shown["toolName"], shown["args"]) == (
+        "tool",
+        "transfer_money",
+        TRANSFER_ARGS,
+    )
+    assert shown["canEdit"] is (style != "approval")
+    assert (shown["editNote"] is None) is (style != "approval")
+    [decision] = result.decisions
+    assert decision["tool"] == "transfer_money" and decision["decision"] == "approve"
+    tools = [item for item in chat.view.items if item["kind"] == "tool"]
+    assert [(t["name"], t["status"]) for t in tools] == [("transfer_money", "done")]
+    assert server.executions == [("transfer_money", TRANSFER_ARGS)]
+    assert len(runs(server)) == 2
