@@ -41,13 +41,21 @@ def _named(value: Any) -> str | None:
 
 
 def adapter_approval(metadata: dict[str, Any] | None) -> tuple[str | None, Any] | None:
-    """``(tool name or None, arguments)`` of the adapter's own approval; None if not one."""
+    """``(tool name or None, arguments)`` of the adapter's own approval; None if not one.
+
+    When the approval's native reason was lost (the adapter then publishes ``tool_name:
+    "unknown"`` and an empty ``tool_input``), the tool is still named by ``strandsName``, and
+    the arguments are unknown (None), not empty."""
     if not isinstance(metadata, dict):
         return None
-    name = metadata.get("strandsName")
-    if not isinstance(name, str) or not name.startswith(APPROVAL_PREFIX):
+    native = metadata.get("strandsName")
+    if not isinstance(native, str) or not native.startswith(APPROVAL_PREFIX):
         return None
-    return _named(metadata.get("tool_name")), json_or_text(metadata.get("tool_input"))
+    named = _named(metadata.get("tool_name"))
+    args = json_or_text(metadata.get("tool_input"))
+    if named is None and args in ({}, None):
+        args = None
+    return named or _named(native[len(APPROVAL_PREFIX) :]), args
 
 
 def plain_reason(metadata: dict[str, Any] | None) -> tuple[bool, Any]:

@@ -142,10 +142,12 @@ def test_a_tool_named_with_bad_companions_keeps_the_name() -> None:
         "t",
         {"a": 1},
     )
-    assert adapter_approval({"strandsName": "ag_ui:tool_call:t", "tool_name": "unknown"}) == (
-        None,
-        None,
-    )
+    # A lost native reason: the adapter says "unknown"; its interrupt's name still names the tool.
+    lost = {"tool_name": "unknown", "tool_input": {}, "strandsName": "ag_ui:tool_call:t"}
+    assert adapter_approval(lost) == ("t", None)
+    assert adapter_approval({**lost, "strandsName": "ag_ui:tool_call:"}) == (None, None)
+    described = registry.describe("tool_call", {**lost, "strandsName": "ag_ui:tool_call:"})
+    assert described is not None and described.tool_name == "unknown"  # the adapter's own word
 
 
 # ------------------------------------------------------------------- the card, both styles
