@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from .decision import Decision
+from .identity import Person
 from .interrupts import PendingInterrupt
 
 __all__ = [
@@ -169,6 +170,14 @@ class AuditEntry:
     outcome: (
         str | None
     )  # how the run ended: success | interrupt | cancelled | failed: ... | refused: ...
+    # Entries written before these fields existed read them as None (their stored JSON, which
+    # their hashes cover, is never rewritten).
+    kernel_user: str | None = None  # the OS or JupyterHub user running the kernel
+    #: Where ``decided_by`` came from: "server" (the click's message header), "kernel" (only
+    #: the kernel's user is known), else the decider's kind: "rule", "policy", "timeout".
+    identity: str | None = None
+    identity_note: str | None = None  # why a person's identity is "kernel", when it is
+    display_name: str | None = None  # the person's display name, where one is known
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -217,9 +226,23 @@ def decision_entries(
     time: datetime,
     decided_by: str | None,
     outcome: str | None,
+    person: Person | None = None,
+    kernel_user: str | None = None,
 ) -> list[AuditEntry]:
-    """One entry per interrupt answered; ``decided_by`` as a chat says it (None: a person)."""
+    """One entry per interrupt answered; ``decided_by`` as a chat says it (None: a person).
+
+    A person's entry names ``person`` (the clicker the host read) when given, else the
+    kernel's user with ``identity: "kernel"``."""
     decider, name = decider_of(decided_by)
+    kernel_user = kernel_user or current_user()
+    identity: str = decider
+    note = display = None
+    if decider == "person":
+        if person is not None:
+            name, identity = person.username, person.identity
+            note, display = person.note, person.display_name
+        else:
+            name, identity = kernel_user, "kernel"
     stamp = time.isoformat(timespec="microseconds")
     entries: list[AuditEntry] = []
     for interrupt in interrupts:
@@ -243,6 +266,10 @@ def decision_entries(
                 decider=decider,
                 decided_by=name,
                 outcome=outcome,
+                kernel_user=kernel_user,
+                identity=identity,
+                identity_note=note,
+                display_name=display,
             )
         )
     return entries
@@ -256,7 +283,9 @@ def chat_record(
     payload: Any = None,
 ) -> dict[str, Any]:
     """An entry in the shape ``chat.audit`` has always had (and the widget's ``audit`` state)."""
-    if entry.decider == "person":
+    if entry.decider == "person" and entry.identity == "server":
+        decided_by = entry.display_name or entry.decided_by
+    elif entry.decider == "person":
         decided_by = "you" if entry.decided_by == current_user() else entry.decided_by
     else:
         decided_by = f"{entry.decider}: {entry.decided_by}"
@@ -274,6 +303,10 @@ def chat_record(
         "decidedBy": decided_by,
         "decidedAt": entry.time,
         "outcome": entry.outcome,
+        "decided_by": entry.decided_by,
+        "kernel_user": entry.kernel_user,
+        "identity": entry.identity,
+        "identity_note": entry.identity_note,
     }
 
 
