@@ -42,7 +42,10 @@ __all__ = [
     "current_user",
     "decider_of",
     "decision_entries",
+    "format_head",
+    "head_problem",
     "link",
+    "parse_head",
     "verify_chain",
 ]
 
@@ -392,6 +395,55 @@ def verify_chain(
                 last_seq, "altered", "it is not the record the log last ended on"
             )
     return len(items), None
+
+
+def parse_head(text: str) -> tuple[int, str]:
+    """``SEQ:HASH`` (as ``agui-notebook audit head`` prints it) as ``(seq, hash)``; ValueError
+    naming the expected form otherwise."""
+    seq, sep, digest = text.strip().partition(":")
+    digest = digest.strip().lower()
+    if (
+        not sep
+        or not seq.isdigit()
+        or len(digest) != 64
+        or any(c not in "0123456789abcdef" for c in digest)
+    ):
+        raise ValueError(
+            f"a head is SEQ:HASH, a record number and its 64-hex-digit hash, as `agui-notebook "
+            f"audit head` prints it (got {text!r})"
+        )
+    return int(seq), digest
+
+
+def format_head(head: tuple[int, str] | None) -> str:
+    """A chain head as ``SEQ:HASH`` (``0:000...`` for an empty log)."""
+    seq, digest = head if head is not None else (0, GENESIS_HASH)
+    return f"{seq}:{digest}"
+
+
+def head_problem(links: Sequence[ChainLink], head: tuple[int, str]) -> str | None:
+    """Why a chain no longer holds a head published earlier (None: it holds it).
+
+    The chain alone cannot tell a record altered and every later hash recomputed, nor its last
+    records removed: a head kept elsewhere can. It holds when record ``seq`` is still there with
+    that very hash (everything up to it is then what it was when the head was taken)."""
+    seq, digest = head
+    if seq == 0:
+        return None if digest == GENESIS_HASH else "record 0 has no hash but the empty log's"
+    found = next((item for item in links if item.seq == seq), None)
+    if found is None:
+        last = links[-1].seq if links else 0
+        return (
+            f"the log ends at record {last}, before the published head {seq}: "
+            "records were removed after the head was published"
+        )
+    if found.hash != digest:
+        return (
+            f"record {seq} now hashes to {found.hash}, not the published {digest}: "
+            f"a record at or before {seq} was altered (and the chain re-hashed) or removed "
+            "after the head was published"
+        )
+    return None
 
 
 def _moved_or_altered(
