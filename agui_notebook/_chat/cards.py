@@ -81,6 +81,7 @@ class CardDeck:
                 "decisions": None,
                 "decidedBy": None,
                 "approvals": None,
+                "verdict": None,
                 "error": None,
                 "note": None,
                 "timeoutAt": None,
@@ -105,6 +106,7 @@ class CardDeck:
             changes["decisions"] = {k: _decision_json(v) for k, v in card.decisions.items()}
             changes["decidedBy"] = self._shown_decider(card)
         changes["approvals"] = self._approvals(card)
+        changes["verdict"] = self._verdict(card)
         card.items.update(card.id, **changes)
         self.streamer.push(card.view, card.view.state, force=True)
 
@@ -115,6 +117,15 @@ class CardDeck:
         if card.count is not None and card.count.done:
             return ", ".join(_shown(p) for p in card.count.approvers)
         return _shown(card.person)
+
+    def _verdict(self, card: Card) -> str | None:
+        """The card's one line on who decided, "Approved by Ada Lovelace" (None: undecided)."""
+        if card.decisions is None or card.status not in ("done", "failed", "sending"):
+            return None
+        kinds = {d.kind for d in card.decisions.values()}
+        verb = _VERDICT.get(next(iter(kinds)), "Decided") if len(kinds) == 1 else "Decided"
+        who = self._shown_decider(card)
+        return f"{verb} by {who}" if who else verb
 
     def _approvals(self, card: Card) -> dict[str, Any] | None:
         """The count the card shows while several approvers are needed (its words, from here)."""
@@ -268,6 +279,15 @@ class CardDeck:
 
 def subjects(card: Card) -> str:
     return ", ".join(i.tool_name or i.reason or "interrupt" for i in card.interrupts)
+
+
+_VERDICT = {
+    "approve": "Approved",
+    "edit": "Approved with edited arguments",
+    "reject": "Rejected",
+    "cancel": "Cancelled",
+    "answer": "Answered",
+}
 
 
 def _shown(person: Person) -> str:

@@ -236,10 +236,16 @@ def _card(item: dict[str, Any]) -> Block:
     )
     title = "Approval needed" if all_tools else "Your input is needed"
     decided_by = _text_of(item, "decidedBy")
+    verdict = _text_of(item, "verdict")  # "Approved by Ada Lovelace", from the chat
+    count = item.get("approvals")
+    waiting = "pending (waiting for a decision)"
+    if isinstance(count, dict) and count.get("text"):
+        missing = _text_of(count, "missing")
+        waiting = f"pending ({_text_of(count, 'text')}{'; ' + missing if missing else ''})"
     shown = {
-        "pending": "pending (waiting for a decision)",
+        "pending": waiting,
         "sending": "sending…",
-        "done": f"done (decided by {decided_by})" if decided_by else "done",
+        "done": verdict or (f"done (decided by {decided_by})" if decided_by else "done"),
     }.get(status, status)
     lines: list[Line] = []
     for interrupt in interrupts:
