@@ -172,7 +172,6 @@ class CardDeck:
             )
             record["approval"] = True
             self.audit.append(record)
-        self.sync_audit(card.view)
         journal = self.thread.journal
         record_attempt = getattr(journal, "record_attempt", None)
         if record_attempt is not None:
@@ -186,6 +185,8 @@ class CardDeck:
                 outcome=outcome,
                 person=person if decided_by == "you" else None,
             )
+        self._note_head(self.audit[len(self.audit) - len(entries) :])
+        self.sync_audit(card.view)
         self.state(card, status="pending")
 
     def record_decisions(self, card: Card, decisions: dict[str, Decision], decided_by: str) -> None:
@@ -227,10 +228,24 @@ class CardDeck:
         self.state(card, status="sending")
 
     def set_outcome(self, card: Card, outcome: str) -> None:
-        for record in self.audit:
-            if record["card"] == card.id and not record.get("late") and not record.get("approval"):
-                record["outcome"] = outcome
+        mine = [
+            r
+            for r in self.audit
+            if r["card"] == card.id and not r.get("late") and not r.get("approval")
+        ]
+        for record in mine:
+            record["outcome"] = outcome
+        self._note_head(mine)
         self.sync_audit(card.view)
+
+    def _note_head(self, records: list[dict[str, Any]]) -> None:
+        """The store's chain head once these decisions were written (``SEQ:HASH``), for the
+        audit text and the saved output: a head others can hold (``audit verify --head``)."""
+        read = getattr(self.thread.journal, "audit_head", None)
+        head = read() if read is not None else None
+        if head is not None:
+            for record in records:
+                record["auditHead"] = head
 
     def sync_audit(self, view: ChatView) -> None:
         view.audit = [dict(r) for r in self.audit if self._view_of(r) is view]
@@ -262,6 +277,9 @@ class CardDeck:
                 outcome=outcome,
                 person=card.person if decided_by == "you" else None,
             )
+            mine = [r for r in self.audit if r["card"] == card.id and not r.get("late")]
+            self._note_head([r for r in mine if not r.get("approval")])
+            self.sync_audit(card.view)
 
     def mark_tools(self, card: Card, decisions: dict[str, Decision]) -> None:
         for interrupt in card.interrupts:

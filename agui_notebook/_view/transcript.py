@@ -36,6 +36,7 @@ __all__ = [
     "BLOCK_KINDS",
     "Block",
     "Line",
+    "audit_head_line",
     "audit_line",
     "document",
     "register_item_kind",
@@ -354,6 +355,13 @@ def audit_line(record: dict[str, Any]) -> str:
     )
 
 
+def audit_head_line(record: dict[str, Any]) -> str | None:
+    """``  audit head SEQ:HASH``: the store's chain head once this decision was written
+    (``chat.audit_text()``; None when the chat keeps no store)."""
+    head = record.get("auditHead") if isinstance(record, dict) else None
+    return f"  audit head {head}" if isinstance(head, str) and head else None
+
+
 def _audit_lines(audit: Sequence[Any]) -> list[Line]:
     lines = []
     for record in audit:
@@ -362,6 +370,8 @@ def _audit_lines(audit: Sequence[Any]) -> list[Line]:
         except (KeyError, TypeError, AttributeError, ValueError):
             text = json_text(record)
         lines.append(Line(clean(text)))
+    # No chain head here: it differs on every run, and these forms must not (nbval); the
+    # records keep it (``auditHead``), in the widget's state the notebook saves.
     return lines
 
 
