@@ -104,13 +104,13 @@ class CardDeck:
             changes["timeoutAt"] = datetime.fromtimestamp(timeout_at, timezone.utc).isoformat()
         if card.decisions is not None:
             changes["decisions"] = {k: _decision_json(v) for k, v in card.decisions.items()}
-            changes["decidedBy"] = self._shown_decider(card)
+            changes["decidedBy"] = self.shown_decider(card)
         changes["approvals"] = self._approvals(card)
         changes["verdict"] = self._verdict(card)
         card.items.update(card.id, **changes)
         self.streamer.push(card.view, card.view.state, force=True)
 
-    def _shown_decider(self, card: Card) -> str | None:
+    def shown_decider(self, card: Card) -> str | None:
         """Who the card says decided: the approvers' names (display names where known)."""
         if card.decided_by != "you" or card.person is None:
             return card.decided_by
@@ -124,7 +124,7 @@ class CardDeck:
             return None
         kinds = {d.kind for d in card.decisions.values()}
         verb = _VERDICT.get(next(iter(kinds)), "Decided") if len(kinds) == 1 else "Decided"
-        who = self._shown_decider(card)
+        who = self.shown_decider(card)
         return f"{verb} by {who}" if who else verb
 
     def _approvals(self, card: Card) -> dict[str, Any] | None:
