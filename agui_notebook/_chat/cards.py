@@ -130,7 +130,7 @@ class CardDeck:
     def _approvals(self, card: Card) -> dict[str, Any] | None:
         """The count the card shows while several approvers are needed (its words, from here)."""
         current = card.count
-        if current is None or self.rules.approvals == 1:
+        if current is None or current.needed == 1:
             return None
         missing = current.needed - len(current.approvers)
         more = (

@@ -207,7 +207,7 @@ class Decider:
         """A rule's or policy's decision, when several approvers are needed: it counts as one
         approval, and people give the rest (a "no" still decides at once)."""
         decisions, decided_by = auto
-        needed = self.rules.approvals
+        needed = self.rules.needed(card.interrupts)
         if needed == 1:
             return auto
         step = count(None, needed, Person(decided_by, "kernel"), decisions)
@@ -330,8 +330,9 @@ class Decider:
             view.ack(message.requestId, accepted=False, error=str(exc))
             return
         person = clicker or kernel_person(current_user(), "the click came with no header")
-        if self.rules.approvals > 1:
-            step = count(card.count, self.rules.approvals, person, decisions)
+        needed = self.rules.needed(card.interrupts)
+        if needed > 1:
+            step = count(card.count, needed, person, decisions)
             if step.action == "again":
                 view.ack(
                     message.requestId,

@@ -187,3 +187,17 @@ async def test_a_late_click_names_its_clicker_and_sends_nothing(
     assert (
         ack["error"] == "Your Reject arrived after ada had approved; only that decision was sent."
     )
+
+
+async def test_approvals_per_tool(agent: Agent, fake_host: FakeHost) -> None:
+    # A tool no glob names needs one approver; transfers need two.
+    chat = agent.chat(timeout=10, approvals={"transfer_*": 2, "other": 5})
+    send = asyncio.create_task(chat.send(TRANSFER))
+    card = await pending_card(chat)
+    fake_host.header = {"username": "ada"}
+    click(chat, decide(card, "a1", action="approve"))
+    await asyncio.sleep(0.05)
+    assert _card(chat)["approvals"]["text"] == "1 of 2 approvals: ada" and resumes(agent) == []
+    fake_host.header = {"username": "bob"}
+    click(chat, decide(card, "b1", action="approve"))
+    assert (await asyncio.wait_for(send, 10)).completed
