@@ -119,8 +119,12 @@ class CardDeck:
         return _shown(card.person)
 
     def _verdict(self, card: Card) -> str | None:
-        """The card's one line on who decided, "Approved by Ada Lovelace" (None: undecided)."""
+        """The card's one line on the person who decided, "Approved by Ada Lovelace" (None:
+        undecided, or decided by a policy, a rule or a timeout: those keep "done (decided by
+        policy: ...)", the words saved notebooks already hold)."""
         if card.decisions is None or card.status not in ("done", "failed", "sending"):
+            return None
+        if card.decided_by != "you":
             return None
         kinds = {d.kind for d in card.decisions.values()}
         verb = _VERDICT.get(next(iter(kinds)), "Decided") if len(kinds) == 1 else "Decided"
@@ -309,8 +313,9 @@ _VERDICT = {
 
 
 def _shown(person: Person) -> str:
-    """A clicker as a card names them: a server-given name, else "you" (the kernel's user)."""
-    return person.shown if person.identity == "server" else "you"
+    """A clicker as a card names them: a server-given name, else "you" (the kernel's user); a
+    policy or rule counted as an approver by its own name."""
+    return person.shown if person.identity == "server" or person.display_name else "you"
 
 
 def _recorded_name(person: Person | None) -> str:

@@ -210,7 +210,7 @@ class Decider:
         needed = self.rules.needed(card.interrupts)
         if needed == 1:
             return auto
-        step = count(None, needed, Person(decided_by, "kernel"), decisions)
+        step = count(None, needed, Person(decided_by, "kernel", display_name=decided_by), decisions)
         if step.action == "send":
             return auto
         support = self.host.support()
@@ -224,7 +224,9 @@ class Decider:
             card.view.status = "error"
             raise error
         card.count = step.count
-        self.deck.record_approval(card, Person(decided_by, "kernel"), decided_by=decided_by)
+        self.deck.record_approval(
+            card, Person(decided_by, "kernel", display_name=decided_by), decided_by=decided_by
+        )
         return await self._wait_for_person(card)
 
     def _nobody(self, card: Card, support: KernelSupport) -> NobodyCanClick:

@@ -137,6 +137,7 @@ async def test_a_policy_counts_as_the_first_approver_where_people_can_click(
     click(chat, decide(card, "a1", action="approve"))
     result = await asyncio.wait_for(send, 10)
     assert result.completed and len(resumes(agent)) == 1
+    assert _card(chat)["verdict"] == "Approved by policy: approve-all, ada"
 
 
 @pytest.mark.parametrize("bad", [0, -2, 1.5, 2.0, True, "2", None])
