@@ -15,7 +15,9 @@ from typing import Any, Literal
 
 from .._decisions.audit import chat_record, decision_entries
 from .._decisions.decision import Decision
+from .._decisions.identity import Person
 from .._decisions.interrupts import PendingInterrupt
+from .._decisions.quorum import Count, count_text
 from .._state.items import ItemList, card_interrupt
 from .._thread import Thread
 from .._view.widget import ChatView
@@ -35,6 +37,10 @@ class Card:
     status: str = "pending"
     decisions: dict[str, Decision] | None = None
     decided_by: str | None = None
+    #: The person whose click decided it ("you" above), as the host read them.
+    person: Person | None = None
+    #: Approvals gathered so far when several approvers are needed (``approvals=N``).
+    count: Count | None = None
     #: Resolved by the decider's front-message handler when a click decides (or retries) it.
     waiter: asyncio.Future[Any] | None = None
     accepting: Literal["decide", "retry", None] = None
@@ -74,6 +80,8 @@ class CardDeck:
                 "interrupts": [card_interrupt(i, None) for i in interrupts],
                 "decisions": None,
                 "decidedBy": None,
+                "approvals": None,
+                "verdict": None,
                 "error": None,
                 "note": None,
                 "timeoutAt": None,
@@ -96,9 +104,94 @@ class CardDeck:
             changes["timeoutAt"] = datetime.fromtimestamp(timeout_at, timezone.utc).isoformat()
         if card.decisions is not None:
             changes["decisions"] = {k: _decision_json(v) for k, v in card.decisions.items()}
-            changes["decidedBy"] = card.decided_by
+            changes["decidedBy"] = self.shown_decider(card)
+        changes["approvals"] = self._approvals(card)
+        changes["verdict"] = self._verdict(card)
         card.items.update(card.id, **changes)
         self.streamer.push(card.view, card.view.state, force=True)
+
+    def shown_decider(self, card: Card) -> str | None:
+        """Who the card says decided: the approvers' names (display names where known)."""
+        if card.decided_by != "you" or card.person is None:
+            return card.decided_by
+        if card.count is not None and card.count.done:
+            return ", ".join(_shown(p) for p in card.count.approvers)
+        return _shown(card.person)
+
+    def _verdict(self, card: Card) -> str | None:
+        """The card's one line on the person who decided, "Approved by Ada Lovelace" (None:
+        undecided, or decided by a policy, a rule or a timeout: those keep "done (decided by
+        policy: ...)", the words saved notebooks already hold)."""
+        if card.decisions is None or card.status not in ("done", "failed", "sending"):
+            return None
+        if card.decided_by != "you":
+            return None
+        kinds = {d.kind for d in card.decisions.values()}
+        verb = _VERDICT.get(next(iter(kinds)), "Decided") if len(kinds) == 1 else "Decided"
+        who = self.shown_decider(card)
+        return f"{verb} by {who}" if who else verb
+
+    def _approvals(self, card: Card) -> dict[str, Any] | None:
+        """The count the card shows while several approvers are needed (its words, from here)."""
+        current = card.count
+        if current is None or current.needed == 1:
+            return None
+        missing = current.needed - len(current.approvers)
+        more = (
+            "one more approval is needed"
+            if missing == 1
+            else f"{missing} more approvals are needed"
+        )
+        return {
+            "count": len(current.approvers),
+            "needed": current.needed,
+            "names": [p.shown for p in current.approvers],
+            "text": count_text(current),
+            "missing": more if missing > 0 else "",
+            "edited": any(d.kind == "edit" for d in current.decisions.values()),
+        }
+
+    def record_approval(self, card: Card, person: Person, *, decided_by: str = "you") -> None:
+        """One approval of several: an audit entry now; the card shows the count."""
+        assert card.count is not None
+        decisions = dict(card.count.decisions)
+        outcome = f"not sent yet: {count_text(card.count)}"
+        entries = decision_entries(
+            card.interrupts,
+            decisions,
+            agent_url="",
+            thread_id=self.thread.id,
+            run_id=None,
+            time=datetime.now(timezone.utc),
+            decided_by=decided_by,
+            outcome=outcome,
+            person=person if decided_by == "you" else None,
+        )
+        for interrupt, entry in zip(card.interrupts, entries, strict=False):
+            record = chat_record(
+                entry,
+                card=card.id,
+                arguments=interrupt.arguments,
+                payload=decisions[interrupt.id].payload,
+            )
+            record["approval"] = True
+            self.audit.append(record)
+        journal = self.thread.journal
+        record_attempt = getattr(journal, "record_attempt", None)
+        if record_attempt is not None:
+            record_attempt(
+                card.interrupts,
+                decisions,
+                thread_id=self.thread.id,
+                run_id=None,
+                time=datetime.now(timezone.utc),
+                decided_by=decided_by,
+                outcome=outcome,
+                person=person if decided_by == "you" else None,
+            )
+        self._note_head(self.audit[len(self.audit) - len(entries) :])
+        self.sync_audit(card.view)
+        self.state(card, status="pending")
 
     def record_decisions(self, card: Card, decisions: dict[str, Decision], decided_by: str) -> None:
         card.decisions = decisions
@@ -112,6 +205,7 @@ class CardDeck:
             time=datetime.now(timezone.utc),
             decided_by=decided_by,
             outcome=None,
+            person=card.person if decided_by == "you" else None,
         )
         by_interrupt = {e.interrupt_id: e for e in entries}
         for interrupt in card.interrupts:
@@ -124,22 +218,38 @@ class CardDeck:
                 payload=decisions[interrupt.id].payload,
             )
             if decided_by == "you":
-                record["decidedBy"] = "you"
-            # A retried or re-decided card replaces its earlier records.
+                record["decidedBy"] = _recorded_name(card.person)
+            # A retried or re-decided card replaces its earlier records (not its approvals).
             self.audit = [
                 r
                 for r in self.audit
-                if r.get("late") or not (r["card"] == card.id and r["interrupt"] == interrupt.id)
+                if r.get("late")
+                or r.get("approval")
+                or not (r["card"] == card.id and r["interrupt"] == interrupt.id)
             ]
             self.audit.append(record)
         self.sync_audit(card.view)
         self.state(card, status="sending")
 
     def set_outcome(self, card: Card, outcome: str) -> None:
-        for record in self.audit:
-            if record["card"] == card.id and not record.get("late"):
-                record["outcome"] = outcome
+        mine = [
+            r
+            for r in self.audit
+            if r["card"] == card.id and not r.get("late") and not r.get("approval")
+        ]
+        for record in mine:
+            record["outcome"] = outcome
+        self._note_head(mine)
         self.sync_audit(card.view)
+
+    def _note_head(self, records: list[dict[str, Any]]) -> None:
+        """The store's chain head once these decisions were written (``SEQ:HASH``), for the
+        audit text and the saved output: a head others can hold (``audit verify --head``)."""
+        read = getattr(self.thread.journal, "audit_head", None)
+        head = read() if read is not None else None
+        if head is not None:
+            for record in records:
+                record["auditHead"] = head
 
     def sync_audit(self, view: ChatView) -> None:
         view.audit = [dict(r) for r in self.audit if self._view_of(r) is view]
@@ -169,7 +279,11 @@ class CardDeck:
                 time=datetime.now(timezone.utc),
                 decided_by=decided_by,
                 outcome=outcome,
+                person=card.person if decided_by == "you" else None,
             )
+            mine = [r for r in self.audit if r["card"] == card.id and not r.get("late")]
+            self._note_head([r for r in mine if not r.get("approval")])
+            self.sync_audit(card.view)
 
     def mark_tools(self, card: Card, decisions: dict[str, Decision]) -> None:
         for interrupt in card.interrupts:
@@ -187,3 +301,22 @@ class CardDeck:
 
 def subjects(card: Card) -> str:
     return ", ".join(i.tool_name or i.reason or "interrupt" for i in card.interrupts)
+
+
+_VERDICT = {
+    "approve": "Approved",
+    "edit": "Approved with edited arguments",
+    "reject": "Rejected",
+    "cancel": "Cancelled",
+    "answer": "Answered",
+}
+
+
+def _shown(person: Person) -> str:
+    """A clicker as a card names them: a server-given name, else "you" (the kernel's user); a
+    policy or rule counted as an approver by its own name."""
+    return person.shown if person.identity == "server" or person.display_name else "you"
+
+
+def _recorded_name(person: Person | None) -> str:
+    return "you" if person is None else _shown(person)

@@ -38,14 +38,25 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from .._decisions.audit import current_user
 from .._decisions.decision import Decision, Decisions, build_resume
+from .._decisions.identity import person_from_header
 from .._decisions.interrupts import PendingInterrupt
+from .._decisions.quorum import Approvals
 from .._errors import InterruptReissued, NobodyCanClick, RunAborted
-from .._notebook.host import CellRun, Host, KernelSupport, call_in_loop, default_host
+from .._notebook.host import (
+    CellRun,
+    Host,
+    KernelSupport,
+    call_in_loop,
+    click_header,
+    default_host,
+    display_names,
+)
 from .._state.a2ui import SurfaceAction
 from .._state.items import ItemList
 from .._thread import RunResult, Thread
-from .._view.transcript import audit_line
+from .._view.transcript import audit_head_line, audit_line
 from .._view.widget import (
     A2UIActionMessage,
     A2UIRetryMessage,
@@ -76,6 +87,10 @@ class Chat:
     ``AGUI_NOTEBOOK_POLICY`` environment variable's, else a person. ``timeout`` bounds every wait
     for a person (seconds); then ``on_timeout`` ("cancel" or "reject") applies, and says so.
     ``host`` is the notebook around the chat (by default the one this process runs in).
+    ``approvals`` is how many different people must approve the same arguments before an
+    approval is sent (a policy or an "always allow" rule counts as one; a Reject or Cancel by
+    anyone decides at once); per tool, ``approvals={"transfer_*": 2}`` (tool-name globs; a card
+    needs the most any of its tools needs, other tools 1).
     """
 
     def __init__(
@@ -87,9 +102,12 @@ class Chat:
         on_timeout: TimeoutDefault = "cancel",
         display: bool = True,
         host: Host | None = None,
+        approvals: Approvals = 1,
     ) -> None:
         self.thread = thread
-        self.rules = ChatRules(policy if policy is not None else from_env(), timeout, on_timeout)
+        self.rules = ChatRules(
+            policy if policy is not None else from_env(), timeout, on_timeout, approvals=approvals
+        )
         self.display = display
         self.host: Host = host if host is not None else default_host()
         self.streamer = Streamer()
@@ -410,8 +428,16 @@ class Chat:
         self.rules.always_allow.add(tool_name)
 
     def audit_text(self) -> str:
-        """The audit log as deterministic text lines (no times, no ids)."""
-        return "\n".join(audit_line(r) for r in self.deck.audit)
+        """The audit log as text lines (no times, no ids), each decision followed by the
+        store's chain head once it was written (``  audit head SEQ:HASH``) when there is a
+        store: a head to publish, for ``agui-notebook audit verify --head``."""
+        lines = []
+        for record in self.deck.audit:
+            lines.append(audit_line(record))
+            head = audit_head_line(record)
+            if head is not None:
+                lines.append(head)
+        return "\n".join(lines)
 
     async def act(
         self,
@@ -487,7 +513,11 @@ class Chat:
         if loop is None:
             view.ack(message.requestId, accepted=False, error="nothing is waiting for a decision")
             return
-        call_in_loop(loop, self.decider.handle, view, message)
+        # Read now, on the thread handling the comm message: its parent header is this click's.
+        clicker = person_from_header(
+            click_header(self.host), kernel_user=current_user(), display_names=display_names()
+        )
+        call_in_loop(loop, self.decider.handle, view, message, clicker)
 
     # -- the display of a turn ------------------------------------------------------------
 

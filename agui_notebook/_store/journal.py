@@ -24,8 +24,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._decisions.audit import AuditEntry, chat_record, decision_entries
+from .._decisions.audit import AuditEntry, chat_record, decision_entries, format_head
 from .._decisions.decision import Decision
+from .._decisions.identity import Person
 from .._decisions.interrupts import PendingInterrupt
 from .._errors import AlreadyDecided, StoreError, StoreUnavailable, StoreWarning
 from .._protocol.secrets import Scrubber
@@ -218,6 +219,7 @@ class Journal:
                     decided_by=run.decided_by,
                     outcome=status,
                     scrubber=scrubber,
+                    person=run.person,
                 )
             row = encode_thread(
                 agent_url=self.agent_url,
@@ -332,6 +334,7 @@ class Journal:
         time: datetime,
         decided_by: str | None,
         outcome: str,
+        person: Person | None = None,
     ) -> None:
         """Append the decisions of a resume that did not commit (failed, or refused unsent)."""
         store = self._usable()
@@ -348,6 +351,7 @@ class Journal:
                 decided_by=decided_by,
                 outcome=outcome,
                 scrubber=self._scrubber(),
+                person=person,
             ),
         ]
         try:
@@ -367,6 +371,7 @@ class Journal:
         decided_by: str | None,
         outcome: str,
         scrubber: Scrubber,
+        person: Person | None = None,
     ) -> list[AuditEntry]:
         entries = decision_entries(
             interrupts,
@@ -377,6 +382,7 @@ class Journal:
             time=time,
             decided_by=decided_by,
             outcome=outcome,
+            person=person,
         )
         return [_scrub_entry(e, scrubber) for e in entries] if scrubber else entries
 
@@ -423,6 +429,17 @@ class Journal:
         """This agent's stored threads, newest first (raises the store's typed error)."""
         return self.store().threads(self.agent_url, pending=pending)
 
+    def audit_head(self) -> str | None:
+        """The store's audit chain head as ``SEQ:HASH`` (None: no store, or it cannot be read)."""
+        store = self._usable()
+        if store is None:
+            return None
+        try:
+            head = store.audit_head()
+        except StoreError:
+            return None
+        return format_head(head)
+
     def chat_audit(self, thread: Thread) -> list[dict[str, Any]]:
         """The thread's stored decisions in ``chat.audit``'s shape (no card: an earlier session)."""
         store = self._usable()
@@ -430,6 +447,12 @@ class Journal:
             return []
         try:
             entries = store.thread_audit(self.agent_url, thread.id)
+            links = [
+                item
+                for item in store.audit_links()
+                if item.record.get("thread_id") == thread.id
+                and item.record.get("agent_url") == self.agent_url
+            ]
         except StoreError as exc:
             self._warn(exc)
             return []
@@ -440,6 +463,16 @@ class Journal:
             records.append(
                 chat_record(entry, card=None, arguments=call.arguments if call else None)
             )
+        if len(links) == len(records):
+            # The head after each write, as the live chat noted it: a write's records share
+            # their run and time, and the head after it is its last record's.
+            last: dict[tuple[Any, Any], str] = {}
+            for item in links:
+                last[(item.record.get("run_id"), item.record.get("time"))] = format_head(
+                    (item.seq, item.hash)
+                )
+            for record, item in zip(records, links, strict=True):
+                record["auditHead"] = last[(item.record.get("run_id"), item.record.get("time"))]
         return records
 
 
