@@ -37,7 +37,13 @@ from ._errors import (
     TruncatedRunError,
 )
 from ._frameworks import registry
-from ._protocol.events import CLIENT_VERSION, EventParser, enforce_input, type_of
+from ._protocol.events import (
+    CLIENT_VERSION,
+    EventParser,
+    InputCache,
+    enforce_run_input,
+    type_of,
+)
 from ._protocol.secrets import EventGuard
 from ._protocol.verify import OrderVerifier
 from ._protocol.wire import UserMessage, as_message
@@ -181,6 +187,8 @@ class Thread:
         self.last_result: RunResult | None = None
         #: Keeps each committed run (the agent's store); None keeps nothing.
         self.journal: RunJournal | None = None
+        #: What the outgoing messages' enforcement established, so a run does not redo it.
+        self._input_cache = InputCache()
 
     # -- what the thread holds ------------------------------------------------------------
 
@@ -459,9 +467,6 @@ class RunStream:
             "threadId": thread.id,
             "runId": self.run_id,
             "protocolVersion": PROTOCOL_VERSION,
-            "messages": [
-                m.model_dump(mode="json", by_alias=True) for m in [*history, *self.new_messages]
-            ],
             "tools": [_plain(t) for t in self._tools],
             "context": [_plain(c) for c in self._context],
             "forwardedProps": _plain(self._forwarded),
@@ -472,7 +477,8 @@ class RunStream:
             body["state"] = state
         if self.resume and self._resume_on_wire:  # else it travels in forwardedProps (LangGraph)
             body["resume"] = [_plain(e) for e in self.resume]
-        return enforce_input(body, warn or (lambda _: None))
+        messages = [*history, *self.new_messages]
+        return enforce_run_input(body, messages, thread._input_cache, warn or (lambda _: None))
 
     # -- context manager and iteration ----------------------------------------------------
 

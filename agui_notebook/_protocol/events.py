@@ -45,11 +45,13 @@ __all__ = [
     "CLIENT_VERSION",
     "CancelledOutcome",
     "EventParser",
+    "InputCache",
     "InterruptOutcome",
     "RunFinished",
     "RunStarted",
     "SuccessOutcome",
     "enforce_input",
+    "enforce_run_input",
     "type_of",
     "version_warning",
 ]
@@ -419,6 +421,118 @@ def enforce_input(body: dict[str, Any], warn: Warn) -> dict[str, Any]:
         ) from None
     strip_unknown(model, "RunAgentInput", warn)
     out: dict[str, Any] = model.model_dump(mode="json", by_alias=True)
+    return out
+
+
+_MARK = "\x00"  # stands for a message's path in the warnings an InputCache keeps
+
+
+@dataclass(slots=True)
+class _Enforced:
+    """What enforcing one message established: its warnings (``_MARK`` for its path), whether
+    it is kept, and what is sent for it."""
+
+    source: BaseModel
+    pruned: list[str]
+    kept: bool
+    raw: dict[str, Any]
+    out: dict[str, Any] | None = None
+    stripped: list[str] | None = None
+
+
+class InputCache:
+    """What :func:`enforce_run_input` established for each outgoing message, by identity.
+
+    A thread's messages are replaced, never changed in place, when they change: a message
+    object enforced in an earlier run is sent as it was then (its warnings said again, at its
+    position now) instead of being dumped, validated and stripped once more. Only the messages of
+    the latest run are kept.
+    """
+
+    __slots__ = ("_entries",)
+
+    def __init__(self) -> None:
+        self._entries: dict[int, _Enforced] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def _enforce_one(message: BaseModel) -> _Enforced:
+    raw = message.model_dump(mode="json", by_alias=True)
+    pruned: list[str] = []
+    holder = [raw]
+    _prune_messages(holder, _MARK, pruned.append)
+    return _Enforced(message, pruned, bool(holder), raw)
+
+
+def _cached_enforce(
+    body: dict[str, Any], messages: list[BaseModel], cache: InputCache, warn: Warn
+) -> tuple[dict[str, Any], dict[int, _Enforced]]:
+    old = cache._entries
+    entries: dict[int, _Enforced] = {}
+    ordered: list[_Enforced] = []
+    for i, message in enumerate(messages):
+        entry = old.get(id(message))
+        if entry is None or entry.source is not message:
+            entry = _enforce_one(message)
+        entries[id(message)] = entry
+        here = f"RunAgentInput.messages[{i}]"
+        for text in entry.pruned:
+            warn(text.replace(f"{_MARK}[0]", here, 1))
+        if entry.kept:
+            ordered.append(entry)
+    fresh = [e for e in ordered if e.out is None]
+    model = _wire.RunAgentInput.model_validate({**body, "messages": [e.raw for e in fresh]})
+    for entry, validated in zip(fresh, model.messages, strict=True):
+        stripped: list[str] = []
+        strip_unknown(validated, _MARK, stripped.append)
+        entry.stripped = stripped
+    # strip_unknown(model, "RunAgentInput", warn), with each message's warnings at its place.
+    extra = model.__pydantic_extra__
+    if extra:
+        for key in list(extra):
+            warn(f"stripped unknown property RunAgentInput.{key}")
+        extra.clear()
+    null = _null_field(model, None)
+    if null is not None:
+        raise ProtocolError(f"malformed RunAgentInput: {null} is null (leave an absent field out)")
+    for name in type(model).model_fields:
+        if name == "messages":
+            for j, entry in enumerate(ordered):
+                for text in entry.stripped or ():
+                    warn(text.replace(_MARK, f"RunAgentInput.messages[{j}]", 1))
+            continue
+        child = getattr(model, name, None)
+        if isinstance(child, BaseModel | list):
+            strip_unknown(child, f"RunAgentInput.{name}", warn)
+    out: dict[str, Any] = model.model_dump(mode="json", by_alias=True)
+    for entry, dumped in zip(fresh, out["messages"], strict=True):
+        entry.out = dumped
+    out["messages"] = [e.out for e in ordered]
+    return out, entries
+
+
+def enforce_run_input(
+    body: dict[str, Any], messages: list[BaseModel], cache: InputCache, warn: Warn
+) -> dict[str, Any]:
+    """:func:`enforce_input` of ``{**body, "messages": [m.model_dump(...) for m in messages]}``,
+    the same output, warnings and errors, with what ``cache`` holds for a message object
+    reused: a long thread's history is enforced once, not on every run
+    (``tests/protocol/test_enforce_cached.py`` holds it to :func:`enforce_input`).
+
+    The returned body shares the cached messages' dicts: encode it, do not change it.
+    """
+    said: list[str] = []
+    try:
+        out, entries = _cached_enforce(body, messages, cache, said.append)
+    except (ValidationError, ProtocolError):
+        # The general code says what is wrong, exactly as it would have.
+        dumped = [m.model_dump(mode="json", by_alias=True) for m in messages]
+        return enforce_input({**body, "messages": dumped}, warn)
+    cache._entries = entries
+    for text in said:
+        warn(text)
     return out
 
 
