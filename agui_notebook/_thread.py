@@ -11,7 +11,6 @@ What the failed run delivered stays readable on its :class:`RunRecord`.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
@@ -41,6 +40,7 @@ from ._protocol.events import (
     CLIENT_VERSION,
     EventParser,
     InputCache,
+    encode_run_input,
     enforce_run_input,
     type_of,
 )
@@ -563,9 +563,7 @@ class RunStream:
             if self.resume and thread.journal is not None:
                 thread.journal.claim(thread, self)  # AlreadyDecided: another kernel has them
                 self._claimed = True
-            body = json.dumps(
-                self.request_body(record.warnings.append), separators=(",", ":")
-            ).encode()
+            body = encode_run_input(self.request_body(record.warnings.append), thread._input_cache)
             transport = agent.transport
             async with transport.open(
                 body, forwarded_props=self._forwarded, max_event_bytes=agent.max_event_bytes

@@ -3,10 +3,12 @@ InputCache) against enforce_input (every message dumped, pruned, validated and s
 differentially.
 
 A thread sends a growing history: each run's messages are the last run's objects, some of them
-replaced by new objects (a message that changed), plus new ones. Messages are drawn valid and
-perturbed: unknown properties (top level and nested), unknown roles, unknown or legacy content
-parts, nulls, wrong types; the run input's own fields too. Every run must give the same body
-(the same JSON text), the same warnings in the same order, or the same error.
+replaced by equal new objects (as a MESSAGES_SNAPSHOT brings back) or changed ones, some sent
+twice, plus new ones. Messages are drawn valid and perturbed: unknown properties (top level and
+nested), unknown roles, unknown or legacy content parts, nulls, wrong types; the run input's own
+fields too. Every run must give the same body
+(the same JSON text, and encode_run_input the bytes json.dumps gives), the same warnings in the
+same order, or the same error.
 """
 
 from __future__ import annotations
@@ -19,7 +21,12 @@ from hypothesis import HealthCheck, example, given, settings
 from pydantic import BaseModel, ConfigDict
 
 from agui_notebook import ProtocolError
-from agui_notebook._protocol.events import InputCache, enforce_input, enforce_run_input
+from agui_notebook._protocol.events import (
+    InputCache,
+    encode_run_input,
+    enforce_input,
+    enforce_run_input,
+)
 from tests._hypothesis import examples
 
 MANY = settings(
@@ -91,11 +98,15 @@ def conversations(draw: st.DrawFn) -> list[tuple[dict[str, Any], list[BaseModel]
     for _ in range(draw(st.integers(1, 5))):
         kept: list[BaseModel] = []
         for message in held:
-            step = draw(st.sampled_from(["keep", "keep", "keep", "replace", "drop"]))
+            step = draw(st.sampled_from(["keep", "keep", "replace", "change", "twice", "drop"]))
             if step == "keep":
                 kept.append(message)
             elif step == "replace":
                 kept.append(Loose(**message.model_dump()))  # equal, but a new object
+            elif step == "change":
+                kept.append(Loose(**{**message.model_dump(), "content": draw(_ODD)}))
+            elif step == "twice":
+                kept += [message, message]
         for _ in range(draw(st.integers(0, 3))):
             kept.append(Loose(**draw(messages(count))))
             count += 1
@@ -142,6 +153,9 @@ def _cached(
         out = enforce_run_input(body, msgs, cache, said.append)
     except ProtocolError as exc:
         return f"error: {exc}", said
+    # Encoded with the messages' JSON text kept: the bytes json.dumps gives.
+    assert encode_run_input(out, cache) == json.dumps(out, separators=(",", ":")).encode()
+    assert encode_run_input(out, cache) == json.dumps(out, separators=(",", ":")).encode()
     return json.dumps(out), said
 
 
@@ -168,14 +182,16 @@ def test_a_message_enforced_once_is_reused_and_its_warnings_said_again_at_its_pl
     said: list[str] = []
     out = enforce_run_input(body, [first], cache, said.append)
     assert said == ["stripped unknown property RunAgentInput.messages[0].mood"]
-    entry = cache._entries[id(first)]
+    entry = cache._entries["u1"]
     second = Loose(id="u0", role="system", content="be brief")
     said.clear()
     again = enforce_run_input(body, [second, first], cache, said.append)
     assert said == ["stripped unknown property RunAgentInput.messages[1].mood"]
     assert again["messages"][1] is out["messages"][0]  # not dumped nor validated again
-    assert cache._entries[id(first)] is entry
+    assert cache._entries["u1"] is entry
     assert len(cache) == 2
+    equal = Loose(id="u1", role="user", content="hi", mood=1)  # as a MESSAGES_SNAPSHOT brings
+    assert enforce_run_input(body, [equal], cache, said.append)["messages"][0] is out["messages"][0]
 
 
 def test_a_replaced_message_is_enforced_afresh() -> None:
