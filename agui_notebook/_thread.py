@@ -47,7 +47,7 @@ from ._protocol.events import (
 from ._protocol.secrets import EventGuard
 from ._protocol.verify import OrderVerifier
 from ._protocol.wire import UserMessage, as_message
-from ._state.history import outgoing_history
+from ._state.history import OutgoingHistory
 from ._state.reducer import RunReducer, ThreadSnapshot, ToolCallInfo
 from ._transports.base import ConnectionDropped, EventStream, StreamCut, Transport
 
@@ -189,6 +189,7 @@ class Thread:
         self.journal: RunJournal | None = None
         #: What the outgoing messages' enforcement established, so a run does not redo it.
         self._input_cache = InputCache()
+        self._history = OutgoingHistory()
 
     # -- what the thread holds ------------------------------------------------------------
 
@@ -458,7 +459,7 @@ class RunStream:
         """
         thread = self.thread
         history = (
-            outgoing_history(list(thread._snapshot.messages.values()))
+            thread._history(list(thread._snapshot.messages.values()))
             if thread.agent.send_history
             else []
         )
