@@ -31,36 +31,35 @@ import sys
 import time
 from typing import Any
 
+import comm as comm_package
+from comm.base_comm import BaseComm
+
 os.environ.setdefault("AGUI_NOTEBOOK_STORE", "off")
 
-import agui_notebook._chat.chat as chat_module
 import agui_notebook.demo._app as demo_app
 from agui_notebook import Agent
-from agui_notebook._view.widget import ChatView
 from agui_notebook.policies import approve_all
 
 TARGET = 1.5
 
 
-class CountingComm:
-    """Stands in for a kernel comm: encodes each message as the kernel would, and counts."""
-
-    kernel = object()
-    comm_id = "bench"
+class Counter:
+    """Every widget comm's traffic (the view's, its pages' and their layouts'), each message
+    JSON-encoded as a kernel would: ``comm.create_comm`` is where ipywidgets opens them."""
 
     def __init__(self) -> None:
         self.messages = 0
         self.bytes = 0
 
-    def close(self, *_: Any, **__: Any) -> None:
-        pass
+    def create(self, **kwargs: Any) -> BaseComm:
+        counter = self
 
-    def on_msg(self, *_: Any) -> None:
-        pass
+        class Counting(BaseComm):
+            def publish_msg(self, msg_type: str, data: Any = None, *_: Any, **__: Any) -> None:
+                counter.messages += 1
+                counter.bytes += len(json.dumps(data, default=str))
 
-    def send(self, data: Any = None, buffers: Any = None, **_: Any) -> None:
-        self.messages += 1
-        self.bytes += len(json.dumps(data, default=str))
+        return Counting(**kwargs)
 
 
 class ServerClock:
@@ -118,17 +117,11 @@ def message(turn: int) -> str:
 
 
 async def chat_turns(turns: int) -> dict[str, Any]:
-    comm = CountingComm()
-
-    class CountedView(ChatView):
-        def __init__(self, **kwargs: Any) -> None:
-            super().__init__(**kwargs)
-            self.comm = comm
-
-    original = chat_module.ChatView
-    chat_module.ChatView = CountedView  # type: ignore[misc]
+    comm = Counter()
+    original = comm_package.create_comm
+    comm_package.create_comm = comm.create
     try:
-        agent = Agent.demo(text_delay=0, store=None, max_body_bytes=1 << 30)  # 1,000 turns: ~3 MB
+        agent = Agent.demo(text_delay=0, store=None)  # the default body limit holds 1,000 turns
         chat = agent.chat(display=False, policy=approve_all())
         cpu: list[float] = []
         server: list[float] = []
@@ -167,7 +160,7 @@ async def chat_turns(turns: int) -> dict[str, Any]:
             "comm_messages": comm.messages,
         }
     finally:
-        chat_module.ChatView = original  # type: ignore[misc]
+        comm_package.create_comm = original
 
 
 def main() -> int:
@@ -206,6 +199,19 @@ def main() -> int:
         f"client CPU per turn,  first {w}: {ca * 1e3:7.2f} ms   last {w}: {cb * 1e3:7.2f} ms"
         f"   (medians {statistics.median(client[:w]) * 1e3:.2f} -> "
         f"{statistics.median(client[-w:]) * 1e3:.2f} ms)"
+    )
+    start = args.turns - w
+
+    def kind(turns: range, approval: bool) -> float:
+        return statistics.mean(
+            client[t] for t in turns if (message(t).startswith("Transfer")) == approval
+        )
+
+    print(
+        "  client, plain turns: "
+        f"{kind(range(w), False) * 1e3:.2f} -> {kind(range(start, args.turns), False) * 1e3:.2f} ms;"
+        " approval turns (the demo's resume answers with the whole thread): "
+        f"{kind(range(w), True) * 1e3:.2f} -> {kind(range(start, args.turns), True) * 1e3:.2f} ms"
     )
     print(
         f"widget bytes per turn, first {w}: {statistics.mean(first_b):,.0f}   "
