@@ -141,7 +141,8 @@ class ChatView(anywidget.AnyWidget):
     )
     """The display items in pages, in order: the front end shows their items one after another."""
     items: traitlets.List[dict[str, Any]] = traitlets.List([])
-    """Display items in order (docs/widget-protocol.md); kept here, sent through :attr:`pages`."""
+    """Display items in order (docs/widget-protocol.md); kept here, sent through :attr:`pages`
+    (setting it pages it)."""
     state = traitlets.Any(None).tag(sync=True)
     """The agent's shared state."""
     status = traitlets.Unicode("idle").tag(sync=True)
@@ -231,11 +232,14 @@ class ChatView(anywidget.AnyWidget):
         """Send new items and state to the front end (callers coalesce with :meth:`due`)."""
         self._last_push = time.monotonic()
         with self.hold_sync():
-            self.items = items
-            self._page(items)
+            self.items = items  # _items_changed pages them
             if state is not self.state:
                 self.state = state
         self.pushes += 1
+
+    @traitlets.observe("items")
+    def _items_changed(self, change: dict[str, Any]) -> None:
+        self._page(change["new"])
 
     def _page(self, items: list[dict[str, Any]]) -> None:
         """Give each page its slice of ``items``; only a page whose slice changed is sent.

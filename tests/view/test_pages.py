@@ -125,3 +125,10 @@ def test_whatever_the_changes_the_front_end_holds_the_whole_list(steps: list[Any
             assert pages == live  # dropped pages closed
     finally:
         comm.create_comm = original
+
+
+def test_setting_items_directly_pages_them(front: FrontEnd) -> None:
+    view = ChatView()
+    view.items = [item(n) for n in range(PAGE_SIZE + 1)]
+    assert front.items(view.model_id) == view.items
+    assert len(view.pages) == 2
