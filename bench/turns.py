@@ -210,7 +210,7 @@ def main() -> int:
     print(
         "  client, plain turns: "
         f"{kind(range(w), False) * 1e3:.2f} -> {kind(range(start, args.turns), False) * 1e3:.2f} ms;"
-        " approval turns (the demo's resume answers with the whole thread): "
+        " approval turns (card, decision, resumed run): "
         f"{kind(range(w), True) * 1e3:.2f} -> {kind(range(start, args.turns), True) * 1e3:.2f} ms"
     )
     print(
