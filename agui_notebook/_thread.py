@@ -11,7 +11,6 @@ What the failed run delivered stays readable on its :class:`RunRecord`.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
@@ -38,11 +37,18 @@ from ._errors import (
     TruncatedRunError,
 )
 from ._frameworks import registry
-from ._protocol.events import CLIENT_VERSION, EventParser, enforce_input, type_of
+from ._protocol.events import (
+    CLIENT_VERSION,
+    EventParser,
+    InputCache,
+    encode_run_input,
+    enforce_run_input,
+    type_of,
+)
 from ._protocol.secrets import EventGuard
 from ._protocol.verify import OrderVerifier
 from ._protocol.wire import UserMessage, as_message
-from ._state.history import outgoing_history
+from ._state.history import OutgoingHistory
 from ._state.reducer import RunReducer, ThreadSnapshot, ToolCallInfo
 from ._transports.base import ConnectionDropped, EventStream, StreamCut, Transport
 
@@ -182,6 +188,9 @@ class Thread:
         self.last_result: RunResult | None = None
         #: Keeps each committed run (the agent's store); None keeps nothing.
         self.journal: RunJournal | None = None
+        #: What the outgoing messages' enforcement established, so a run does not redo it.
+        self._input_cache = InputCache()
+        self._history = OutgoingHistory()
 
     # -- what the thread holds ------------------------------------------------------------
 
@@ -453,7 +462,7 @@ class RunStream:
         """
         thread = self.thread
         history = (
-            outgoing_history(list(thread._snapshot.messages.values()))
+            thread._history(list(thread._snapshot.messages.values()))
             if thread.agent.send_history
             else []
         )
@@ -462,9 +471,6 @@ class RunStream:
             "threadId": thread.id,
             "runId": self.run_id,
             "protocolVersion": PROTOCOL_VERSION,
-            "messages": [
-                m.model_dump(mode="json", by_alias=True) for m in [*history, *self.new_messages]
-            ],
             "tools": [_plain(t) for t in self._tools],
             "context": [_plain(c) for c in self._context],
             "forwardedProps": _plain(self._forwarded),
@@ -475,7 +481,8 @@ class RunStream:
             body["state"] = state
         if self.resume and self._resume_on_wire:  # else it travels in forwardedProps (LangGraph)
             body["resume"] = [_plain(e) for e in self.resume]
-        return enforce_input(body, warn or (lambda _: None))
+        messages = [*history, *self.new_messages]
+        return enforce_run_input(body, messages, thread._input_cache, warn or (lambda _: None))
 
     # -- context manager and iteration ----------------------------------------------------
 
@@ -560,9 +567,7 @@ class RunStream:
             if self.resume and thread.journal is not None:
                 thread.journal.claim(thread, self)  # AlreadyDecided: another kernel has them
                 self._claimed = True
-            body = json.dumps(
-                self.request_body(record.warnings.append), separators=(",", ":")
-            ).encode()
+            body = encode_run_input(self.request_body(record.warnings.append), thread._input_cache)
             transport = agent.transport
             async with transport.open(
                 body, forwarded_props=self._forwarded, max_event_bytes=agent.max_event_bytes

@@ -8,7 +8,7 @@ from ag_ui.core import ActivityMessage, AssistantMessage
 
 from .._frameworks.registry import is_synthetic
 
-__all__ = ["outgoing_history"]
+__all__ = ["OutgoingHistory", "outgoing_history"]
 
 
 def outgoing_history(messages: list[Any]) -> list[Any]:
@@ -31,3 +31,25 @@ def outgoing_history(messages: list[Any]) -> list[Any]:
             message = message.model_copy(update={"tool_calls": kept or None})
         out.append(message)
     return out
+
+
+class OutgoingHistory:
+    """:func:`outgoing_history`, remembering the last call: messages that begin with the last
+    call's (one list comparison, identity first) reuse its result up to there, so a long
+    thread's history is not walked again on every run (tests/state/test_history.py holds it to
+    the function)."""
+
+    __slots__ = ("_gave", "_given")
+
+    def __init__(self) -> None:
+        self._given: list[Any] = []
+        self._gave: list[Any] = []
+
+    def __call__(self, messages: list[Any]) -> list[Any]:
+        start = len(self._given)
+        if start and len(messages) >= start and messages[:start] == self._given:
+            out = [*self._gave, *outgoing_history(messages[start:])]
+        else:
+            out = outgoing_history(messages)
+        self._given, self._gave = list(messages), out
+        return list(out)

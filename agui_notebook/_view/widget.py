@@ -5,7 +5,11 @@ State flows Python -> JS through synced traits only; clicks flow JS -> Python as
 (``model.send``), never as trait writes (trait writes while a cell awaits desynchronise
 ipywidgets' throttle on ipykernel 7.4). Every incoming message is validated
 with pydantic before anything acts on it, and answered with an ``ack`` matched by ``requestId``.
-The contract is docs/widget-protocol.md.
+The view's items are held in pages (:class:`ItemPage`, child widgets of
+:data:`PAGE_SIZE` items each; the view's ``pages`` trait lists them): a push resends only the pages
+whose items changed, the open one at the end as a rule, so a push costs O(page), not O(transcript),
+while every consumer (JupyterLab, marimo, nbclient's saved widget state) still gets whole state
+through ordinary trait updates. The contract is docs/widget-protocol.md.
 """
 
 from __future__ import annotations
@@ -25,12 +29,14 @@ from .static import chat_js_path
 from .transcript import transcript_text
 
 __all__ = [
+    "PAGE_SIZE",
     "A2UIActionMessage",
     "A2UIRetryMessage",
     "ChatView",
     "DecideMessage",
     "FrontDecision",
     "FrontMessage",
+    "ItemPage",
     "RetryMessage",
     "parse_front_message",
 ]
@@ -107,13 +113,36 @@ def parse_front_message(
         raise ValueError(f"invalid message from the card ({loc}: {first['msg']})") from None
 
 
+#: Items per page: a push sends the pages that changed, so at most about this many items, plus
+#: the list of page references when a page is added (every PAGE_SIZE items).
+PAGE_SIZE = 32
+
+
+class ItemPage(anywidget.AnyWidget):
+    """A run of :data:`PAGE_SIZE` consecutive items of a :class:`ChatView` (the last one may
+    hold fewer): a model without a view of its own, which the chat's front end reads."""
+
+    _esm = "export default {};"
+
+    items: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
+    """The page's display items, in order (docs/widget-protocol.md)."""
+
+    def __repr__(self) -> str:
+        return f"ItemPage({len(self.items)} items)"
+
+
 class ChatView(anywidget.AnyWidget):
     """One turn of a chat, as it streams: messages, tool calls, cards, errors."""
 
     _esm = chat_js_path()
 
-    items: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
-    """Display items in order (docs/widget-protocol.md)."""
+    pages: traitlets.List[ItemPage] = traitlets.List(traitlets.Instance(ItemPage)).tag(
+        sync=True, **ipywidgets.widget_serialization
+    )
+    """The display items in pages, in order: the front end shows their items one after another."""
+    items: traitlets.List[dict[str, Any]] = traitlets.List([])
+    """Display items in order (docs/widget-protocol.md); kept here, sent through :attr:`pages`
+    (setting it pages it)."""
     state = traitlets.Any(None).tag(sync=True)
     """The agent's shared state."""
     status = traitlets.Unicode("idle").tag(sync=True)
@@ -212,10 +241,40 @@ class ChatView(anywidget.AnyWidget):
         """Send new items and state to the front end (callers coalesce with :meth:`due`)."""
         self._last_push = time.monotonic()
         with self.hold_sync():
-            self.items = items
+            self.items = items  # _items_changed pages them
             if state is not self.state:
                 self.state = state
         self.pushes += 1
+
+    @traitlets.observe("items")
+    def _items_changed(self, change: dict[str, Any]) -> None:
+        self._page(change["new"])
+
+    def _page(self, items: list[dict[str, Any]]) -> None:
+        """Give each page its slice of ``items``; only a page whose slice changed is sent.
+
+        Items are replaced, never changed in place, so comparing a page's list with its new
+        slice is a pointer comparison for the items that stayed (done in C by ``list ==``).
+        """
+        pages = list(self.pages)
+        count = -(-len(items) // PAGE_SIZE)
+        for k in range(count):
+            chunk = items[k * PAGE_SIZE : (k + 1) * PAGE_SIZE]
+            if k < len(pages):
+                if pages[k].items != chunk:
+                    pages[k].items = chunk
+            else:
+                pages.append(ItemPage(items=chunk))
+        for page in pages[count:]:
+            page.close()
+        if len(pages) != len(self.pages) or count < len(pages):
+            self.pages = pages[:count]
+
+    def close(self) -> None:
+        """Close the view and its pages."""
+        for page in self.pages:
+            page.close()
+        super().close()
 
 
 def stack(views: list[ChatView]) -> ipywidgets.VBox:

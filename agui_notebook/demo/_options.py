@@ -22,8 +22,9 @@ class DemoOptions:
     """Seconds of silence after which the SSE stream sends a ``: keepalive`` comment."""
     expires_in: float = 60.0
     """Seconds between raising the expiring interrupt and its ``expiresAt``."""
-    max_body_bytes: int = 1_000_000
-    """Largest request body accepted (HTTP 413 above it)."""
+    max_body_bytes: int = 64_000_000
+    """Largest request body accepted (HTTP 413 above it). A client sends the whole history with
+    each run: a 1,000-turn chat's is about 3 MB, so 1 MB refused a chat after ~600 turns."""
 
     def __post_init__(self) -> None:
         if self.text_delay < 0 or self.expires_in < 0:

@@ -131,16 +131,26 @@ def payload_problem(schema: JSON, payload: Any) -> str | None:
 
 
 def apply_resume(
-    record: ThreadRecord, entries: Sequence[ResumeEntry], script: RunScript, log: ExecutionLog
+    record: ThreadRecord,
+    entries: Sequence[ResumeEntry],
+    script: RunScript,
+    log: ExecutionLog,
+    sent: Sequence[Any] = (),
 ) -> None:
-    """Consume every pending interrupt and act on its decision; stream what happened."""
+    """Consume every pending interrupt and act on its decision; stream what happened.
+
+    ``sent``: the request's messages. A client that sent the thread as the demo holds it has
+    every message already; the others get a MESSAGES_SNAPSHOT of the whole thread first.
+    """
     decisions = {entry.interrupt_id: entry for entry in entries}
     actions = list(record.pending.values())
     record.pending.clear()
     record.answered.update(decisions)
     # The tool calls being answered were made in an earlier run: the snapshot puts them in this
-    # run's view, so the TOOL_CALL_RESULTs below refer to known calls.
-    script.messages_snapshot(record.messages)
+    # run's view, so the TOOL_CALL_RESULTs below refer to known calls. Sent to a client that
+    # already holds them, it would cost it the whole thread again on every resume.
+    if not _holds(sent, record.messages):
+        script.messages_snapshot(record.messages)
     script.state_snapshot(record.state)
     lines = []
     for action in actions:
@@ -155,6 +165,26 @@ def apply_resume(
         lines.append(f"The {name} specialist reports: {line}")
     script.say("\n".join(lines))
     script.finish()
+
+
+def _holds(sent: Sequence[Any], messages: Sequence[Any]) -> bool:
+    """Whether ``sent`` has each of ``messages``, equal as JSON, in the same order."""
+    if len(sent) < len(messages):
+        return False
+    by_id = {getattr(m, "id", None): m for m in sent}
+    order = [m.id for m in messages]
+    ours = set(order)
+    if [i for i in (getattr(m, "id", None) for m in sent) if i in ours] != order:
+        return False
+    for message in messages:
+        theirs = by_id.get(message.id)
+        if theirs is None or _dumped(theirs) != _dumped(message):
+            return False
+    return True
+
+
+def _dumped(message: Any) -> Any:
+    return message.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def _act(

@@ -134,7 +134,7 @@ class DemoAgent:
         if refusal:
             return _refuse(script, refusal)
         script.start()
-        apply_resume(record, run_input.resume, script, self)
+        apply_resume(record, run_input.resume, script, self, run_input.messages)
         record.add_messages(script.messages)
 
     def _act(self, run_input: RunAgentInput, action: Any, script: RunScript, now: datetime) -> None:

@@ -9,6 +9,7 @@
  *   on(event: string, callback: (...args: any[]) => void): void,
  *   off(event?: string | null, callback?: ((...args: any[]) => void) | null): void,
  *   send(content: any, callbacks?: any, buffers?: any[]): void,
+ *   widget_manager?: {get_model(id: string): Promise<Model>},
  * }} Model
  */
 /** @typedef {"approve" | "reject" | "edit" | "cancel" | "answer"} Action */

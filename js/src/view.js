@@ -117,9 +117,61 @@ export function render({ model, el }) {
     }
   };
 
+  // The items are held in pages, child models the `pages` trait refers to ("IPY_MODEL_<id>");
+  // each page's own `items` change redraws. A model without `pages` (a notebook saved before
+  // paging) carries its `items` itself.
+  /** @type {Map<string, Model | null>} */
+  const pageModels = new Map();
+  let pagesAlive = true;
+
+  const pageRefs = () => {
+    const raw = model.get("pages");
+    return Array.isArray(raw) ? raw.filter((r) => typeof r === "string") : null;
+  };
+
+  const currentItems = () => {
+    const refs = pageRefs();
+    if (refs === null) {
+      const raw = model.get("items");
+      return Array.isArray(raw) ? raw : [];
+    }
+    /** @type {any[]} */
+    const items = [];
+    for (const ref of refs) {
+      const page = pageModels.get(ref);
+      const raw = page ? page.get("items") : null;
+      if (Array.isArray(raw)) items.push(...raw);
+    }
+    return items;
+  };
+
+  const syncPages = () => {
+    const refs = pageRefs() ?? [];
+    const manager = model.widget_manager;
+    for (const ref of refs) {
+      if (pageModels.has(ref) || !manager) continue;
+      pageModels.set(ref, null);
+      manager
+        .get_model(ref.startsWith("IPY_MODEL_") ? ref.slice("IPY_MODEL_".length) : ref)
+        .then((page) => {
+          if (!pagesAlive || !pageModels.has(ref)) return;
+          pageModels.set(ref, page);
+          page.on("change:items", renderItems);
+          renderItems();
+        })
+        .catch((e) => console.error("agui-chat: could not read a page of items", e));
+    }
+    const wanted = new Set(refs);
+    for (const [ref, page] of pageModels) {
+      if (wanted.has(ref)) continue;
+      page?.off("change:items", renderItems);
+      pageModels.delete(ref);
+    }
+    renderItems();
+  };
+
   const renderItems = () => {
-    const raw = model.get("items");
-    const items = Array.isArray(raw) ? raw : [];
+    const items = currentItems();
     const seen = new Set();
     /** @type {Array<{item: any, entry: Entry}>} */
     const rows = [];
@@ -188,10 +240,11 @@ export function render({ model, el }) {
   };
 
   renderStatus();
-  renderItems();
+  syncPages();
   renderState();
   renderAuditBox();
   model.on("change:items", renderItems);
+  model.on("change:pages", syncPages);
   model.on("change:status", renderStatus);
   model.on("change:outcome", renderStatus);
   model.on("change:state", renderState);
@@ -200,6 +253,10 @@ export function render({ model, el }) {
 
   return () => {
     model.off("change:items", renderItems);
+    model.off("change:pages", syncPages);
+    for (const page of pageModels.values()) page?.off("change:items", renderItems);
+    pageModels.clear();
+    pagesAlive = false;
     model.off("change:status", renderStatus);
     model.off("change:outcome", renderStatus);
     model.off("change:state", renderState);

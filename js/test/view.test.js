@@ -1,5 +1,5 @@
 // The view shell: every item kind in order, the header, state and audit; keyed reconciliation.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { mount, toolInterrupt, card, btn, type, fieldInputOrJson } from "./helpers.js";
 
 describe("rendering items", () => {
@@ -173,5 +173,58 @@ describe("keyed reconciliation", () => {
     const texts = [...el.querySelectorAll(".agui-user .agui-text")].map((n) => n.textContent);
     expect(texts).toEqual(["three", "one!"]);
     expect(el.querySelector('[data-item-id="3"]')).toBe(three);
+  });
+});
+
+describe("items held in pages (child models the pages trait refers to)", () => {
+  /** A widget manager over fake page models; get_model resolves on the next microtask. */
+  const pagesOf = (/** @type {Record<string, any[]>} */ byId) => {
+    /** @type {Record<string, ReturnType<typeof mount>["model"]>} */
+    const models = {};
+    for (const [id, items] of Object.entries(byId)) models[id] = mount({ items }).model;
+    document.body.replaceChildren();
+    return {
+      models,
+      widget_manager: { get_model: (/** @type {string} */ id) => (models[id] ? Promise.resolve(models[id]) : Promise.reject(new Error(`no ${id}`))) },
+    };
+  };
+  const flush = () => new Promise((r) => setTimeout(r, 0));
+  const ids = (/** @type {HTMLElement} */ el) =>
+    [...el.querySelectorAll(".agui-items > .agui-item")].map((n) => /** @type {HTMLElement} */ (n).dataset.itemId);
+
+  it("shows the pages' items in order, follows a page's change and a new page", async () => {
+    const { models, widget_manager } = pagesOf({
+      p1: [{ kind: "user", id: "u1", text: "one" }, { kind: "assistant", id: "a1", text: "two" }],
+      p2: [{ kind: "notice", id: "n1", text: "three" }],
+      p3: [{ kind: "user", id: "u2", text: "four" }],
+    });
+    const { el, model } = mount({ pages: ["IPY_MODEL_p1", "IPY_MODEL_p2"] });
+    Object.assign(model, { widget_manager });
+    model.set("pages", ["IPY_MODEL_p1", "IPY_MODEL_p2"]);
+    await flush();
+    expect(ids(el)).toEqual(["u1", "a1", "n1"]);
+    const assistant = el.querySelector(".agui-assistant");
+    models.p2.set("items", [{ kind: "notice", id: "n1", text: "three!" }]);
+    expect(el.querySelector(".agui-notice")?.textContent).toBe("three!");
+    expect(el.querySelector(".agui-assistant")).toBe(assistant); // not redrawn
+    model.set("pages", ["IPY_MODEL_p1", "IPY_MODEL_p2", "IPY_MODEL_p3"]);
+    await flush();
+    expect(ids(el)).toEqual(["u1", "a1", "n1", "u2"]);
+    model.set("pages", ["IPY_MODEL_p1"]);
+    expect(ids(el)).toEqual(["u1", "a1"]);
+    models.p3.set("items", [{ kind: "user", id: "u9", text: "gone" }]); // no longer listened to
+    expect(ids(el)).toEqual(["u1", "a1"]);
+  });
+
+  it("a page that cannot be read leaves the others shown", async () => {
+    const { widget_manager } = pagesOf({ p1: [{ kind: "user", id: "u1", text: "one" }] });
+    const { el, model } = mount({});
+    Object.assign(model, { widget_manager });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    model.set("pages", ["IPY_MODEL_missing", "IPY_MODEL_p1"]);
+    await flush();
+    expect(ids(el)).toEqual(["u1"]);
+    expect(errors).toHaveBeenCalled();
+    errors.mockRestore();
   });
 });

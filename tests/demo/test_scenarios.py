@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from demo_wire import TRANSFER, Run, cancelled, counter_ids, resolved, run_input
+from demo_wire import TRANSFER, Run, body, cancelled, counter_ids, resolved, run_input
 
 from agui_notebook.demo import DemoOptions
 from agui_notebook.demo._emit import Pause
@@ -606,3 +606,29 @@ def test_a_resume_snapshot_carries_earlier_content_parts_as_parts(agent: DemoAge
     (snapshot,) = after.of_type("MESSAGES_SNAPSHOT")
     [tool] = [m for m in snapshot["messages"] if m.get("toolCallId") == statement["toolCallId"]]
     assert tool["role"] == "tool" and tool["content"] == statement["content"]
+
+
+def test_a_resume_that_sent_the_whole_thread_gets_no_messages_snapshot() -> None:
+    """A client that sent the thread as the demo holds it has every message: a snapshot of the
+    whole thread after each resume would cost it the history again (issue 28). One that sent
+    none, less, or a message changed gets the snapshot."""
+
+    def resume_sending(sent: Any) -> Run:
+        agent = DemoAgent(DemoOptions(text_delay=0), new_id=counter_ids())  # the same ids each time
+        (interrupt,) = say(agent, "t", TRANSFER).interrupts
+        held = [m.model_dump(mode="json", by_alias=True) for m in agent.threads["t"].messages]
+        data = body("t", resume=[resolved(interrupt["id"], {"approved": True})], run_id="run-2")
+        data["messages"] = sent(held)
+        run = Run.from_steps(agent.run(type(run_input("t")).model_validate(data), now=NOW))
+        assert run.of_type("TOOL_CALL_RESULT")[0]["toolCallId"] == interrupt["toolCallId"]
+        assert run.outcome == {"type": "success"}
+        return run
+
+    assert "MESSAGES_SNAPSHOT" not in resume_sending(lambda held: held).types
+    for sent in (
+        lambda held: [],
+        lambda held: held[:-1],
+        lambda held: [*held[:-1], {**held[-1], "content": "something else"}],
+        lambda held: held[::-1],
+    ):
+        assert "MESSAGES_SNAPSHOT" in resume_sending(sent).types

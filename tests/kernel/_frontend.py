@@ -21,7 +21,9 @@ from jupyter_client.manager import start_new_kernel
 class Kernel:
     def __init__(self) -> None:
         self.km, self.kc = start_new_kernel(startup_timeout=90, kernel_name="python3")
-        self.views: dict[str, list[dict[str, Any]]] = {}  # comm id -> the view's items
+        # comm id -> the model's state, as the comm messages built it: the chat views (their
+        # `pages` refer to page models by "IPY_MODEL_<comm id>") and their pages (`items`).
+        self.models: dict[str, dict[str, Any]] = {}
         self.displayed: set[str] = set()  # comm ids shown in an output
         self.stdout: dict[str, list[str]] = {}  # msg id -> text printed by that cell
         self.errors: dict[str, str] = {}
@@ -73,12 +75,12 @@ class Kernel:
         parent = msg["parent_header"].get("msg_id")
         if kind == "comm_open" and content.get("target_name") == "jupyter.widget":
             state = content["data"].get("state", {})
-            if state.get("_model_name") == "AnyModel" and "items" in state:
-                self.views[content["comm_id"]] = list(state.get("items") or [])
-        elif kind == "comm_msg" and content.get("comm_id") in self.views:
+            if state.get("_model_name") == "AnyModel":
+                self.models[content["comm_id"]] = dict(state)
+        elif kind == "comm_msg" and content.get("comm_id") in self.models:
             data = content["data"]
-            if data.get("method") == "update" and "items" in data.get("state", {}):
-                self.views[content["comm_id"]] = list(data["state"]["items"] or [])
+            if data.get("method") == "update":
+                self.models[content["comm_id"]].update(data.get("state", {}))
             elif data.get("method") == "custom":
                 self.acks.append(data["content"])
         elif kind in ("display_data", "execute_result"):
@@ -91,6 +93,19 @@ class Kernel:
             self.errors[parent] = f"{content['ename']}: {content['evalue']}"
         elif kind == "status" and content["execution_state"] == "idle" and parent:
             self.idle.add(parent)
+
+    @property
+    def views(self) -> dict[str, list[dict[str, Any]]]:
+        """comm id -> the chat view's items: its pages' items, one page after another."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        for comm_id, state in self.models.items():
+            if "pages" in state:
+                out[comm_id] = [
+                    item
+                    for ref in state["pages"] or []
+                    for item in self.models.get(ref.removeprefix("IPY_MODEL_"), {}).get("items", [])
+                ]
+        return out
 
     def cards(self, status: str | None = None) -> list[tuple[str, dict[str, Any]]]:
         """(comm id, card) for every card shown, optionally only those with ``status``."""

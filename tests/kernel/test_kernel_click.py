@@ -32,6 +32,16 @@ print("RESUMES", sum(1 for r in agent.demo_app.requests if (r["body"] or {}).get
 """
 
 
+def _items(models: dict[str, dict[str, Any]], view: str | None) -> list[dict[str, Any]]:
+    """The view's items: its pages' (``pages`` refers to them as "IPY_MODEL_<comm id>")."""
+    refs = models.get(view or "", {}).get("pages") or []
+    return [
+        item
+        for ref in refs
+        for item in models.get(ref.removeprefix("IPY_MODEL_"), {}).get("items", [])
+    ]
+
+
 def test_click_reaches_the_awaiting_cell_and_the_run_finishes_there() -> None:
     km, kc = start_new_kernel(startup_timeout=60, kernel_name="python3")
     try:
@@ -49,6 +59,7 @@ def test_click_reaches_the_awaiting_cell_and_the_run_finishes_there() -> None:
         clicked_at: float | None = None
         stdout: list[str] = []
         acks: list[dict[str, Any]] = []
+        models: dict[str, dict[str, Any]] = {}  # comm id -> state: the view and its pages
         deadline = time.monotonic() + 90
         done = False
         while not done and time.monotonic() < deadline:
@@ -60,15 +71,18 @@ def test_click_reaches_the_awaiting_cell_and_the_run_finishes_there() -> None:
             content = msg["content"]
             if kind == "comm_open" and content.get("target_name") == "jupyter.widget":
                 state = content["data"].get("state", {})
-                if state.get("_model_name") == "AnyModel" and "items" in state:
-                    comm_id = content["comm_id"]
-            elif kind == "comm_msg" and content.get("comm_id") == comm_id:
+                if state.get("_model_name") == "AnyModel":
+                    models[content["comm_id"]] = dict(state)
+                    if "pages" in state:
+                        comm_id = content["comm_id"]
+            elif kind == "comm_msg" and content.get("comm_id") in models:
                 data = content["data"]
                 if data.get("method") == "update":
-                    for item in data.get("state", {}).get("items", []) or []:
+                    models[content["comm_id"]].update(data.get("state", {}))
+                    for item in _items(models, comm_id):
                         if item["kind"] == "card" and item["status"] == "pending" and card is None:
                             card = item
-                elif data.get("method") == "custom":
+                elif data.get("method") == "custom" and content["comm_id"] == comm_id:
                     acks.append(data["content"])
             elif kind == "stream" and msg["parent_header"].get("msg_id") == msg_id:
                 stdout.append(content["text"])

@@ -41,6 +41,7 @@ class Kernel:
         self.kc.wait_for_ready(timeout=90)
         self.comm_id: str | None = None
         self.cards: dict[str, dict[str, Any]] = {}
+        self.models: dict[str, dict[str, Any]] = {}  # comm id -> state: the view, its pages
         self.acks: list[dict[str, Any]] = []
 
     def run(self, code: str, timeout: float = 60) -> tuple[str, str, float]:
@@ -80,15 +81,22 @@ class Kernel:
         kind, content = msg["msg_type"], msg["content"]
         if kind == "comm_open" and content.get("target_name") == "jupyter.widget":
             state = content["data"].get("state", {})
-            if state.get("_model_name") == "AnyModel" and "items" in state:
-                self.comm_id = content["comm_id"]
-        elif kind == "comm_msg" and content.get("comm_id") == self.comm_id:
+            if state.get("_model_name") == "AnyModel":
+                self.models[content["comm_id"]] = dict(state)
+                if "pages" in state:
+                    self.comm_id = content["comm_id"]
+        elif kind == "comm_msg" and content.get("comm_id") in self.models:
             data = content["data"]
             if data.get("method") == "update":
-                for item in data.get("state", {}).get("items", []) or []:
-                    if item["kind"] == "card":
-                        self.cards[item["id"]] = item
-            elif data.get("method") == "custom":
+                self.models[content["comm_id"]].update(data.get("state", {}))
+                # The view's items are its pages' ("IPY_MODEL_<comm id>" in its pages).
+                refs = self.models.get(self.comm_id or "", {}).get("pages") or []
+                for ref in refs:
+                    page = self.models.get(ref.removeprefix("IPY_MODEL_"), {})
+                    for item in page.get("items", []):
+                        if item["kind"] == "card":
+                            self.cards[item["id"]] = item
+            elif data.get("method") == "custom" and content["comm_id"] == self.comm_id:
                 self.acks.append(data["content"])
 
     def click(

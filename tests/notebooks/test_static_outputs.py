@@ -85,8 +85,15 @@ def test_with_widget_state_the_widget_and_its_final_state_are_saved(tmp_path: Pa
     [output] = _chat_outputs(nb)
     assert set(output["data"]) == {WIDGET, "text/plain", "text/html"}
     model_id = output["data"][WIDGET]["model_id"]
-    state = nb.metadata["widgets"][STATE]["state"][model_id]["state"]
-    card = next(item for item in state["items"] if item["kind"] == "card")
+    saved = nb.metadata["widgets"][STATE]["state"]
+    state = saved[model_id]["state"]
+    # The items are saved in the view's pages, each a model of its own, whole.
+    items = [
+        item
+        for ref in state["pages"]
+        for item in saved[ref.removeprefix("IPY_MODEL_")]["state"]["items"]
+    ]
+    card = next(item for item in items if item["kind"] == "card")
     assert card["status"] == "done" and card["decidedBy"] == "policy: reject-all"
     assert state["outcome"] == "success" and len(state["_esm"]) > 10_000
 

@@ -57,7 +57,8 @@ def everything_about(agent: Agent, chat: Any, errors: list[BaseException]) -> di
         "audit_text": chat.audit_text(),
     }
     for i, view in enumerate(chat.views):
-        seen[f"view {i} state"] = dump(view.get_state())
+        # The view's widget state and its pages' (the items are held in the pages).
+        seen[f"view {i} state"] = dump([view.get_state(), *(p.get_state() for p in view.pages)])
     for i, error in enumerate(errors):
         seen[f"error {i}"] = dump([str(error), repr(error), vars(error), error.hint, error.args])
     return seen
