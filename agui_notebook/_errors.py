@@ -16,7 +16,9 @@
     ├── RunError                  the server sent RUN_ERROR (message, code)
     ├── RunAborted                the client aborted the run (Thread.abort() or task cancel)
     ├── NobodyCanClick            a person must decide, but no click can reach Python here: no
-    │                             front end and no policy, or a wait that would hold clicks back
+    │   │                         front end and no policy, or a wait that would hold clicks back
+    │   └── TooFewApprovers       approvals=N, and fewer than N can approve here (a policy
+    │                             alone counts as one)
     ├── InterruptReissued         the server raised an answered interrupt again; a chat's policy
     │                             stops rather than answer it the same way in a loop
     ├── ReplayMismatch            a replayed request differs from the recording
@@ -71,6 +73,7 @@ __all__ = [
     "StoreWarning",
     "StreamTimeout",
     "ThreadBusy",
+    "TooFewApprovers",
     "TransportError",
     "TruncatedRunError",
     "UnansweredInterrupts",
@@ -331,6 +334,19 @@ class NobodyCanClick(AGUIError):
         "Choose who decides: agent.chat(policy=policies.approve_all()) (or reject_all, "
         "scripted, rules), or set AGUI_NOTEBOOK_POLICY=approve (or reject, cancel, script:..., "
         "rules:<file>, replay:<file>)."
+    )
+
+
+class TooFewApprovers(NobodyCanClick):
+    """``approvals=N`` needs N different approvers, and fewer than N can approve here.
+
+    Raised at once where nothing can show a card and a policy or an "always allow" rule was
+    the only approver (it counts as one). Nothing was sent: the interrupts stay pending.
+    """
+
+    hint = (
+        "Run it where people can click the card, or use approvals=1 for a run decided by a "
+        "policy alone."
     )
 
 

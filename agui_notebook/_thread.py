@@ -24,6 +24,7 @@ from ag_ui.core import AssistantMessage, ReasoningMessage, ResumeEntry
 from pydantic import BaseModel
 
 from ._decisions.decision import Decision, Decisions, build_resume, check_decisions
+from ._decisions.identity import Person
 from ._decisions.interrupts import PendingInterrupt
 from ._errors import (
     AGUIError,
@@ -428,6 +429,8 @@ class RunStream:
         #: it ("you", "policy: ..."; None: the code's user). The audit log keeps both.
         self.decisions: dict[str, Decision] = {}
         self.decided_by: str | None = None
+        #: The person who clicked, as the notebook host read them (None: the kernel's user).
+        self.person: Person | None = None
         self._claimed = False  # the journal claimed this resume's interrupts
 
     # -- results --------------------------------------------------------------------------

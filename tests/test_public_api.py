@@ -49,6 +49,7 @@ PUBLIC = {
     "Thread",
     "ThreadBusy",
     "ThreadSummary",
+    "TooFewApprovers",
     "Inbox",
     "InboxItem",
     "ToolCallInfo",

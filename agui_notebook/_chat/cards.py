@@ -15,7 +15,9 @@ from typing import Any, Literal
 
 from .._decisions.audit import chat_record, decision_entries
 from .._decisions.decision import Decision
+from .._decisions.identity import Person
 from .._decisions.interrupts import PendingInterrupt
+from .._decisions.quorum import Count, count_text
 from .._state.items import ItemList, card_interrupt
 from .._thread import Thread
 from .._view.widget import ChatView
@@ -35,6 +37,10 @@ class Card:
     status: str = "pending"
     decisions: dict[str, Decision] | None = None
     decided_by: str | None = None
+    #: The person whose click decided it ("you" above), as the host read them.
+    person: Person | None = None
+    #: Approvals gathered so far when several approvers are needed (``approvals=N``).
+    count: Count | None = None
     #: Resolved by the decider's front-message handler when a click decides (or retries) it.
     waiter: asyncio.Future[Any] | None = None
     accepting: Literal["decide", "retry", None] = None
@@ -74,6 +80,7 @@ class CardDeck:
                 "interrupts": [card_interrupt(i, None) for i in interrupts],
                 "decisions": None,
                 "decidedBy": None,
+                "approvals": None,
                 "error": None,
                 "note": None,
                 "timeoutAt": None,
@@ -96,9 +103,79 @@ class CardDeck:
             changes["timeoutAt"] = datetime.fromtimestamp(timeout_at, timezone.utc).isoformat()
         if card.decisions is not None:
             changes["decisions"] = {k: _decision_json(v) for k, v in card.decisions.items()}
-            changes["decidedBy"] = card.decided_by
+            changes["decidedBy"] = self._shown_decider(card)
+        changes["approvals"] = self._approvals(card)
         card.items.update(card.id, **changes)
         self.streamer.push(card.view, card.view.state, force=True)
+
+    def _shown_decider(self, card: Card) -> str | None:
+        """Who the card says decided: the approvers' names (display names where known)."""
+        if card.decided_by != "you" or card.person is None:
+            return card.decided_by
+        if card.count is not None and card.count.done:
+            return ", ".join(_shown(p) for p in card.count.approvers)
+        return _shown(card.person)
+
+    def _approvals(self, card: Card) -> dict[str, Any] | None:
+        """The count the card shows while several approvers are needed (its words, from here)."""
+        current = card.count
+        if current is None or self.rules.approvals == 1:
+            return None
+        missing = current.needed - len(current.approvers)
+        more = (
+            "one more approval is needed"
+            if missing == 1
+            else f"{missing} more approvals are needed"
+        )
+        return {
+            "count": len(current.approvers),
+            "needed": current.needed,
+            "names": [p.shown for p in current.approvers],
+            "text": count_text(current),
+            "missing": more if missing > 0 else "",
+            "edited": any(d.kind == "edit" for d in current.decisions.values()),
+        }
+
+    def record_approval(self, card: Card, person: Person, *, decided_by: str = "you") -> None:
+        """One approval of several: an audit entry now; the card shows the count."""
+        assert card.count is not None
+        decisions = dict(card.count.decisions)
+        outcome = f"not sent yet: {count_text(card.count)}"
+        entries = decision_entries(
+            card.interrupts,
+            decisions,
+            agent_url="",
+            thread_id=self.thread.id,
+            run_id=None,
+            time=datetime.now(timezone.utc),
+            decided_by=decided_by,
+            outcome=outcome,
+            person=person if decided_by == "you" else None,
+        )
+        for interrupt, entry in zip(card.interrupts, entries, strict=False):
+            record = chat_record(
+                entry,
+                card=card.id,
+                arguments=interrupt.arguments,
+                payload=decisions[interrupt.id].payload,
+            )
+            record["approval"] = True
+            self.audit.append(record)
+        self.sync_audit(card.view)
+        journal = self.thread.journal
+        record_attempt = getattr(journal, "record_attempt", None)
+        if record_attempt is not None:
+            record_attempt(
+                card.interrupts,
+                decisions,
+                thread_id=self.thread.id,
+                run_id=None,
+                time=datetime.now(timezone.utc),
+                decided_by=decided_by,
+                outcome=outcome,
+                person=person if decided_by == "you" else None,
+            )
+        self.state(card, status="pending")
 
     def record_decisions(self, card: Card, decisions: dict[str, Decision], decided_by: str) -> None:
         card.decisions = decisions
@@ -112,6 +189,7 @@ class CardDeck:
             time=datetime.now(timezone.utc),
             decided_by=decided_by,
             outcome=None,
+            person=card.person if decided_by == "you" else None,
         )
         by_interrupt = {e.interrupt_id: e for e in entries}
         for interrupt in card.interrupts:
@@ -124,12 +202,14 @@ class CardDeck:
                 payload=decisions[interrupt.id].payload,
             )
             if decided_by == "you":
-                record["decidedBy"] = "you"
-            # A retried or re-decided card replaces its earlier records.
+                record["decidedBy"] = _recorded_name(card.person)
+            # A retried or re-decided card replaces its earlier records (not its approvals).
             self.audit = [
                 r
                 for r in self.audit
-                if r.get("late") or not (r["card"] == card.id and r["interrupt"] == interrupt.id)
+                if r.get("late")
+                or r.get("approval")
+                or not (r["card"] == card.id and r["interrupt"] == interrupt.id)
             ]
             self.audit.append(record)
         self.sync_audit(card.view)
@@ -137,7 +217,7 @@ class CardDeck:
 
     def set_outcome(self, card: Card, outcome: str) -> None:
         for record in self.audit:
-            if record["card"] == card.id and not record.get("late"):
+            if record["card"] == card.id and not record.get("late") and not record.get("approval"):
                 record["outcome"] = outcome
         self.sync_audit(card.view)
 
@@ -169,6 +249,7 @@ class CardDeck:
                 time=datetime.now(timezone.utc),
                 decided_by=decided_by,
                 outcome=outcome,
+                person=card.person if decided_by == "you" else None,
             )
 
     def mark_tools(self, card: Card, decisions: dict[str, Decision]) -> None:
@@ -187,3 +268,12 @@ class CardDeck:
 
 def subjects(card: Card) -> str:
     return ", ".join(i.tool_name or i.reason or "interrupt" for i in card.interrupts)
+
+
+def _shown(person: Person) -> str:
+    """A clicker as a card names them: a server-given name, else "you" (the kernel's user)."""
+    return person.shown if person.identity == "server" else "you"
+
+
+def _recorded_name(person: Person | None) -> str:
+    return "you" if person is None else _shown(person)

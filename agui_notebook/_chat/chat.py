@@ -38,10 +38,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from .._decisions.audit import current_user
 from .._decisions.decision import Decision, Decisions, build_resume
+from .._decisions.identity import person_from_header
 from .._decisions.interrupts import PendingInterrupt
 from .._errors import InterruptReissued, NobodyCanClick, RunAborted
-from .._notebook.host import CellRun, Host, KernelSupport, call_in_loop, default_host
+from .._notebook.host import (
+    CellRun,
+    Host,
+    KernelSupport,
+    call_in_loop,
+    click_header,
+    default_host,
+    display_names,
+)
 from .._state.a2ui import SurfaceAction
 from .._state.items import ItemList
 from .._thread import RunResult, Thread
@@ -76,6 +86,9 @@ class Chat:
     ``AGUI_NOTEBOOK_POLICY`` environment variable's, else a person. ``timeout`` bounds every wait
     for a person (seconds); then ``on_timeout`` ("cancel" or "reject") applies, and says so.
     ``host`` is the notebook around the chat (by default the one this process runs in).
+    ``approvals`` is how many different people must approve the same arguments before an
+    approval is sent (a policy or an "always allow" rule counts as one; a Reject or Cancel by
+    anyone decides at once).
     """
 
     def __init__(
@@ -87,9 +100,12 @@ class Chat:
         on_timeout: TimeoutDefault = "cancel",
         display: bool = True,
         host: Host | None = None,
+        approvals: int = 1,
     ) -> None:
         self.thread = thread
-        self.rules = ChatRules(policy if policy is not None else from_env(), timeout, on_timeout)
+        self.rules = ChatRules(
+            policy if policy is not None else from_env(), timeout, on_timeout, approvals=approvals
+        )
         self.display = display
         self.host: Host = host if host is not None else default_host()
         self.streamer = Streamer()
@@ -487,7 +503,11 @@ class Chat:
         if loop is None:
             view.ack(message.requestId, accepted=False, error="nothing is waiting for a decision")
             return
-        call_in_loop(loop, self.decider.handle, view, message)
+        # Read now, on the thread handling the comm message: its parent header is this click's.
+        clicker = person_from_header(
+            click_header(self.host), kernel_user=current_user(), display_names=display_names()
+        )
+        call_in_loop(loop, self.decider.handle, view, message, clicker)
 
     # -- the display of a turn ------------------------------------------------------------
 

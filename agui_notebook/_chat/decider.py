@@ -15,9 +15,11 @@ import asyncio
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from .._decisions.audit import argument_changes
+from .._decisions.audit import argument_changes, current_user
 from .._decisions.decision import Decision, answer, approve, cancel, edit, reject
+from .._decisions.identity import Person, kernel_person
 from .._decisions.interrupts import PendingInterrupt
+from .._decisions.quorum import Count, count
 from .._errors import (
     AGUIError,
     AlreadyDecided,
@@ -26,6 +28,7 @@ from .._errors import (
     NothingPending,
     ResumeRefused,
     ThreadBusy,
+    TooFewApprovers,
 )
 from .._notebook.host import Host, KernelSupport
 from .._thread import RunResult, RunStream, Thread
@@ -84,6 +87,7 @@ class Decider:
             try:
                 run = self.thread.stream(resume=decisions)
                 run.decided_by = decided_by  # the audit log says who
+                run.person = card.person if decided_by == "you" else None
                 result = await self.streamer.stream(view, run)
             except AlreadyDecided as exc:
                 # Another kernel sharing the store claimed them: the card says who, and where.
@@ -160,7 +164,7 @@ class Decider:
     def _answered_elsewhere(self, card: Card) -> RunResult:
         """Close a card whose interrupts another resume answered; return that run's result."""
         for record in self.deck.audit:
-            if record["card"] == card.id and not record.get("late"):
+            if record["card"] == card.id and not record.get("late") and not record.get("approval"):
                 record["outcome"] = "not sent: answered by another resume"
         self.deck.sync_audit(card.view)
         card.decided_by = "another resume on this thread"
@@ -178,7 +182,8 @@ class Decider:
         }
         if len(by_rule) == len(card.interrupts):
             names = sorted({i.tool_name or "" for i in card.interrupts})
-            return self._auto(card, by_rule, f"rule: always allow {', '.join(names)}")
+            by = f"rule: always allow {', '.join(names)}"
+            return await self._counted(card, self._auto(card, by_rule, by))
         if self.rules.policy is not None:
             decided: dict[str, Decision] = dict(by_rule)
             for interrupt in card.interrupts:
@@ -189,10 +194,37 @@ class Decider:
                     break
                 decided[interrupt.id] = decision
             else:
-                return self._auto(card, decided, f"policy: {self.rules.policy.name}")
+                auto = self._auto(card, decided, f"policy: {self.rules.policy.name}")
+                return await self._counted(card, auto)
         support = self.host.support()
         if not support.in_kernel:
             raise self._nobody(card, support)
+        return await self._wait_for_person(card)
+
+    async def _counted(
+        self, card: Card, auto: tuple[dict[str, Decision], str]
+    ) -> tuple[dict[str, Decision], str] | None:
+        """A rule's or policy's decision, when several approvers are needed: it counts as one
+        approval, and people give the rest (a "no" still decides at once)."""
+        decisions, decided_by = auto
+        needed = self.rules.approvals
+        if needed == 1:
+            return auto
+        step = count(None, needed, Person(decided_by, "kernel"), decisions)
+        if step.action == "send":
+            return auto
+        support = self.host.support()
+        if not support.in_kernel:
+            error = TooFewApprovers(
+                f"{subjects(card)} needs {needed} different approvers, but only {decided_by} "
+                f"approved and nobody can click here ({support.detail}). Nothing was sent: the "
+                f"interrupt stays pending. {TooFewApprovers.hint}"
+            )
+            self.deck.state(card, status="failed", error=("Too few approvers", str(error)))
+            card.view.status = "error"
+            raise error
+        card.count = step.count
+        self.deck.record_approval(card, Person(decided_by, "kernel"), decided_by=decided_by)
         return await self._wait_for_person(card)
 
     def _nobody(self, card: Card, support: KernelSupport) -> NobodyCanClick:
@@ -267,6 +299,7 @@ class Decider:
         self,
         view: ChatView,
         message: DecideMessage | RetryMessage | A2UIActionMessage | A2UIRetryMessage,
+        clicker: Person | None = None,
     ) -> None:
         if isinstance(message, A2UIActionMessage | A2UIRetryMessage):
             self.surfaces.handle(view, message)
@@ -296,12 +329,30 @@ class Decider:
         except ValueError as exc:
             view.ack(message.requestId, accepted=False, error=str(exc))
             return
+        person = clicker or kernel_person(current_user(), "the click came with no header")
+        if self.rules.approvals > 1:
+            step = count(card.count, self.rules.approvals, person, decisions)
+            if step.action == "again":
+                view.ack(
+                    message.requestId,
+                    accepted=False,
+                    error=f"{person.shown} already approved these arguments; "
+                    f"{_more(step.count)} from someone else",
+                )
+                return
+            card.count = step.count
+            if step.action == "wait":
+                self.deck.record_approval(card, person)
+                view.ack(message.requestId, accepted=True)
+                return
+            assert step.decisions is not None
+            decisions = dict(step.decisions)
         card.accepting = None
         for tool in message.alwaysAllow:
             if any(i.tool_name == tool for i in card.interrupts):
                 self.rules.always_allow.add(tool)
         # Decided now: a click from another view handled before the resume goes out is late.
-        card.decisions, card.decided_by = decisions, "you"
+        card.decisions, card.decided_by, card.person = decisions, "you", person
         self.deck.state(card, status="sending", error=None)
         waiter.set_result((decisions, "you"))
         view.ack(message.requestId, accepted=True)
@@ -359,3 +410,8 @@ class Decider:
             else:
                 out[interrupt_id] = answer(d.payload)
         return out
+
+
+def _more(current: Count | None) -> str:
+    missing = 1 if current is None else max(1, current.needed - len(current.approvers))
+    return "one more approval is needed" if missing == 1 else f"{missing} more approvals are needed"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .._decisions.quorum import check_approvals
 from ..policies import Policy
 
 __all__ = ["ChatRules", "TimeoutDefault"]
@@ -26,7 +27,10 @@ class ChatRules:
     on_timeout: TimeoutDefault
     #: Tools a person chose to always allow in this chat.
     always_allow: set[str] = field(default_factory=set)
+    #: Different people who must approve the same arguments before an approval goes out.
+    approvals: int = 1
 
     def __post_init__(self) -> None:
         if self.on_timeout not in ("cancel", "reject"):
             raise ValueError("on_timeout must be 'cancel' or 'reject'")
+        check_approvals(self.approvals)

@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from .decision import Decision
+from .identity import Person
 from .interrupts import PendingInterrupt
 
 __all__ = [
@@ -41,7 +42,10 @@ __all__ = [
     "current_user",
     "decider_of",
     "decision_entries",
+    "format_head",
+    "head_problem",
     "link",
+    "parse_head",
     "verify_chain",
 ]
 
@@ -169,6 +173,14 @@ class AuditEntry:
     outcome: (
         str | None
     )  # how the run ended: success | interrupt | cancelled | failed: ... | refused: ...
+    # Entries written before these fields existed read them as None (their stored JSON, which
+    # their hashes cover, is never rewritten).
+    kernel_user: str | None = None  # the OS or JupyterHub user running the kernel
+    #: Where ``decided_by`` came from: "server" (the click's message header), "kernel" (only
+    #: the kernel's user is known), else the decider's kind: "rule", "policy", "timeout".
+    identity: str | None = None
+    identity_note: str | None = None  # why a person's identity is "kernel", when it is
+    display_name: str | None = None  # the person's display name, where one is known
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -217,9 +229,23 @@ def decision_entries(
     time: datetime,
     decided_by: str | None,
     outcome: str | None,
+    person: Person | None = None,
+    kernel_user: str | None = None,
 ) -> list[AuditEntry]:
-    """One entry per interrupt answered; ``decided_by`` as a chat says it (None: a person)."""
+    """One entry per interrupt answered; ``decided_by`` as a chat says it (None: a person).
+
+    A person's entry names ``person`` (the clicker the host read) when given, else the
+    kernel's user with ``identity: "kernel"``."""
     decider, name = decider_of(decided_by)
+    kernel_user = kernel_user or current_user()
+    identity: str = decider
+    note = display = None
+    if decider == "person":
+        if person is not None:
+            name, identity = person.username, person.identity
+            note, display = person.note, person.display_name
+        else:
+            name, identity = kernel_user, "kernel"
     stamp = time.isoformat(timespec="microseconds")
     entries: list[AuditEntry] = []
     for interrupt in interrupts:
@@ -243,6 +269,10 @@ def decision_entries(
                 decider=decider,
                 decided_by=name,
                 outcome=outcome,
+                kernel_user=kernel_user,
+                identity=identity,
+                identity_note=note,
+                display_name=display,
             )
         )
     return entries
@@ -256,7 +286,9 @@ def chat_record(
     payload: Any = None,
 ) -> dict[str, Any]:
     """An entry in the shape ``chat.audit`` has always had (and the widget's ``audit`` state)."""
-    if entry.decider == "person":
+    if entry.decider == "person" and entry.identity == "server":
+        decided_by = entry.display_name or entry.decided_by
+    elif entry.decider == "person":
         decided_by = "you" if entry.decided_by == current_user() else entry.decided_by
     else:
         decided_by = f"{entry.decider}: {entry.decided_by}"
@@ -274,6 +306,10 @@ def chat_record(
         "decidedBy": decided_by,
         "decidedAt": entry.time,
         "outcome": entry.outcome,
+        "decided_by": entry.decided_by,
+        "kernel_user": entry.kernel_user,
+        "identity": entry.identity,
+        "identity_note": entry.identity_note,
     }
 
 
@@ -359,6 +395,55 @@ def verify_chain(
                 last_seq, "altered", "it is not the record the log last ended on"
             )
     return len(items), None
+
+
+def parse_head(text: str) -> tuple[int, str]:
+    """``SEQ:HASH`` (as ``agui-notebook audit head`` prints it) as ``(seq, hash)``; ValueError
+    naming the expected form otherwise."""
+    seq, sep, digest = text.strip().partition(":")
+    digest = digest.strip().lower()
+    if (
+        not sep
+        or not seq.isdigit()
+        or len(digest) != 64
+        or any(c not in "0123456789abcdef" for c in digest)
+    ):
+        raise ValueError(
+            f"a head is SEQ:HASH, a record number and its 64-hex-digit hash, as `agui-notebook "
+            f"audit head` prints it (got {text!r})"
+        )
+    return int(seq), digest
+
+
+def format_head(head: tuple[int, str] | None) -> str:
+    """A chain head as ``SEQ:HASH`` (``0:000...`` for an empty log)."""
+    seq, digest = head if head is not None else (0, GENESIS_HASH)
+    return f"{seq}:{digest}"
+
+
+def head_problem(links: Sequence[ChainLink], head: tuple[int, str]) -> str | None:
+    """Why a chain no longer holds a head published earlier (None: it holds it).
+
+    The chain alone cannot tell a record altered and every later hash recomputed, nor its last
+    records removed: a head kept elsewhere can. It holds when record ``seq`` is still there with
+    that very hash (everything up to it is then what it was when the head was taken)."""
+    seq, digest = head
+    if seq == 0:
+        return None if digest == GENESIS_HASH else "record 0 has no hash but the empty log's"
+    found = next((item for item in links if item.seq == seq), None)
+    if found is None:
+        last = links[-1].seq if links else 0
+        return (
+            f"the log ends at record {last}, before the published head {seq}: "
+            "records were removed after the head was published"
+        )
+    if found.hash != digest:
+        return (
+            f"record {seq} now hashes to {found.hash}, not the published {digest}: "
+            f"a record at or before {seq} was altered (and the chain re-hashed) or removed "
+            "after the head was published"
+        )
+    return None
 
 
 def _moved_or_altered(

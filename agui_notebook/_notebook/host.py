@@ -28,14 +28,18 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 __all__ = [
+    "DISPLAY_NAMES_ENV",
     "CellRun",
     "Host",
     "KernelSupport",
     "NotebookHost",
     "call_in_loop",
+    "click_header",
     "current_cell_id",
     "default_host",
+    "display_names",
     "kernel_support",
+    "parent_header",
     "set_default_host",
     "show",
 ]
@@ -170,6 +174,47 @@ def _takes_channel(kernel: Any) -> bool:
         return False
 
 
+# ----------------------------------------------------------------------- who sent the message
+
+#: A JSON object of user names to display names (``{"ada": "Ada Lovelace"}``), for cards.
+DISPLAY_NAMES_ENV = "AGUI_NOTEBOOK_DISPLAY_NAMES"
+
+
+def parent_header() -> dict[str, Any] | None:
+    """The header of the shell message the kernel is handling now (a comm message, while a
+    click is handled); None outside an ipykernel kernel or when there is none."""
+    if not kernel_support().in_kernel or kernel_support().kind == "marimo":
+        return None
+    try:
+        kernel = sys.modules["IPython"].get_ipython().kernel
+        parent = kernel.get_parent("shell") if _takes_channel(kernel) else kernel.get_parent()
+        header = (parent or {}).get("header")
+    except Exception:
+        return None
+    return dict(header) if isinstance(header, Mapping) and header else None
+
+
+def click_header(host: Any) -> dict[str, Any] | None:
+    """``host.click_header()``, for hosts that have one (a host without it names nobody)."""
+    read = getattr(host, "click_header", None)
+    return read() if read is not None else None
+
+
+def display_names() -> dict[str, str]:
+    """The display names the kernel was given (``AGUI_NOTEBOOK_DISPLAY_NAMES``), else none."""
+    import json
+    import os
+
+    raw = os.environ.get(DISPLAY_NAMES_ENV, "").strip()
+    try:
+        names = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}
+    if not isinstance(names, dict):
+        return {}
+    return {str(k): v for k, v in names.items() if isinstance(v, str)}
+
+
 # ------------------------------------------------------------------------------------ showing
 
 _colab_widgets: list[bool] = []  # set once per process: whether Colab's manager is on
@@ -257,6 +302,9 @@ class Host(Protocol):
         """Call ``callback`` once when the running cell ends; False where there is no such cell."""
         ...
 
+    # Optional: ``click_header() -> dict | None``, the header of the message being handled now
+    # (read while a click is handled: its ``username`` names the clicker). See click_header().
+
 
 class NotebookHost:
     """The notebook this process runs in, read from the process at each call."""
@@ -272,6 +320,9 @@ class NotebookHost:
 
     def update_shown(self, widget: Any, display_id: str) -> None:
         update_shown(widget, display_id)
+
+    def click_header(self) -> dict[str, Any] | None:
+        return parent_header()
 
     def after_this_cell(self, callback: Callable[[], None]) -> bool:
         if kernel_support().kind == "marimo":

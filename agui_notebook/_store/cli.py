@@ -18,7 +18,14 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from .._decisions.audit import AuditEntry, canonical_json
+from .._decisions.audit import (
+    AuditEntry,
+    ChainLink,
+    canonical_json,
+    format_head,
+    head_problem,
+    parse_head,
+)
 from .._errors import StoreError
 from .backend import StoreBackend, open_store
 from .journal import STORE_ENV, inbox_view, resolve_store
@@ -64,7 +71,22 @@ def add_store_commands(commands: Any) -> None:
         description="Exit 0 when every record is intact and in order; exit 1 and name the first "
         "record that was altered, removed or reordered.",
     )
+    verify.add_argument(
+        "--head",
+        metavar="SEQ:HASH",
+        default=None,
+        help="a head printed earlier by `audit head`: exit 1 unless the log still holds it",
+    )
     _store_option(verify)
+    head = actions.add_parser(
+        "head",
+        help="print the chain head as SEQ:HASH, to keep elsewhere",
+        description="Print the last record's number and hash as SEQ:HASH (0:000... for an empty "
+        "log). Kept outside the store (a ticket, a CI log, a colleague), it lets `audit verify "
+        "--head SEQ:HASH` catch a rewrite the chain alone cannot: a record altered and every later "
+        "hash recomputed, or the last records removed. Exit 1 when the chain is broken.",
+    )
+    _store_option(head)
 
     inbox = commands.add_parser(
         "inbox",
@@ -214,6 +236,13 @@ def _table(rows: list[list[str]], out: TextIO) -> None:
 def run_audit(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     if args.audit_command == "export" and _nothing_yet(args):
         return 0
+    published: tuple[int, str] | None = None
+    if args.audit_command == "verify" and args.head is not None:
+        try:
+            published = parse_head(args.head)
+        except ValueError as exc:
+            print(f"agui-notebook: {exc}", file=sys.stderr)
+            return 2
     try:
         with _open(args) as store:
             if args.audit_command == "export":
@@ -226,8 +255,19 @@ def run_audit(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
                 return 0
             count, problem = store.verify_audit()
             head = store.audit_head()
+            links = store.audit_links() if published is not None or head is None else []
     except StoreError as exc:
         return _error(exc)
+    if args.audit_command == "head":
+        if problem is not None:
+            print(
+                f"agui-notebook: the audit log is BROKEN at record {problem.seq} "
+                f"({problem.problem}: {problem.detail}): no head to publish",
+                file=sys.stderr,
+            )
+            return 1
+        print(format_head(head if head is not None else _last(links)), file=out)
+        return 0
     if problem is not None:
         print(
             f"audit log BROKEN at record {problem.seq}: {problem.problem}: {problem.detail}",
@@ -235,6 +275,13 @@ def run_audit(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         )
         print(f"({count} records read from {store.where})", file=out)
         return 1
+    if published is not None:
+        lost = head_problem(links, published)
+        if lost is not None:
+            print(f"audit log does NOT hold the head {format_head(published)}: {lost}", file=out)
+            print(f"({count} records read from {store.where})", file=out)
+            return 1
+        print(f"audit log holds the head {format_head(published)}", file=out)
     if count == 0:
         print(f"audit log intact: no records yet ({store.where})", file=out)
     else:
@@ -242,6 +289,10 @@ def run_audit(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         noun = "record" if count == 1 else "records"
         print(f"audit log intact: {count} {noun}; head {last} ({store.where})", file=out)
     return 0
+
+
+def _last(links: list[ChainLink]) -> tuple[int, str] | None:
+    return (links[-1].seq, links[-1].hash) if links else None
 
 
 def run_store(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:

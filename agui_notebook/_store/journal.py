@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._decisions.audit import AuditEntry, chat_record, decision_entries
 from .._decisions.decision import Decision
+from .._decisions.identity import Person
 from .._decisions.interrupts import PendingInterrupt
 from .._errors import AlreadyDecided, StoreError, StoreUnavailable, StoreWarning
 from .._protocol.secrets import Scrubber
@@ -218,6 +219,7 @@ class Journal:
                     decided_by=run.decided_by,
                     outcome=status,
                     scrubber=scrubber,
+                    person=run.person,
                 )
             row = encode_thread(
                 agent_url=self.agent_url,
@@ -332,6 +334,7 @@ class Journal:
         time: datetime,
         decided_by: str | None,
         outcome: str,
+        person: Person | None = None,
     ) -> None:
         """Append the decisions of a resume that did not commit (failed, or refused unsent)."""
         store = self._usable()
@@ -348,6 +351,7 @@ class Journal:
                 decided_by=decided_by,
                 outcome=outcome,
                 scrubber=self._scrubber(),
+                person=person,
             ),
         ]
         try:
@@ -367,6 +371,7 @@ class Journal:
         decided_by: str | None,
         outcome: str,
         scrubber: Scrubber,
+        person: Person | None = None,
     ) -> list[AuditEntry]:
         entries = decision_entries(
             interrupts,
@@ -377,6 +382,7 @@ class Journal:
             time=time,
             decided_by=decided_by,
             outcome=outcome,
+            person=person,
         )
         return [_scrub_entry(e, scrubber) for e in entries] if scrubber else entries
 

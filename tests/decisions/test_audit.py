@@ -168,7 +168,7 @@ def test_who_decided(monkeypatch: pytest.MonkeyPatch) -> None:
     assert decider_of("you") == ("person", getpass.getuser())
 
 
-def test_the_chat_view_keeps_the_old_record_shape() -> None:
+def test_the_chat_view_keeps_the_old_record_shape_and_adds_who() -> None:
     (entry,) = _entries({"i1": reject("too much")}, "policy: reject-all")
     record = chat_record(entry, card="card-1", arguments={"amount": 500, "to": "0987654321"})
     assert list(record) == [
@@ -185,8 +185,13 @@ def test_the_chat_view_keeps_the_old_record_shape() -> None:
         "decidedBy",
         "decidedAt",
         "outcome",
+        "decided_by",
+        "kernel_user",
+        "identity",
+        "identity_note",
     ]
     assert record["decidedBy"] == "policy: reject-all"
+    assert (record["decided_by"], record["identity"]) == ("reject-all", "policy")
     assert record["rejectReason"] == "too much"
     (mine,) = _entries({"i1": edit(amount=250)}, "you")
     view = chat_record(mine, card="card-2", arguments={"amount": 500, "to": "x"})

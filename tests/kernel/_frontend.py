@@ -107,7 +107,19 @@ class Kernel:
         self.pump(lambda: bool(self.cards(status)), timeout, f"no {status} card")
         return self.cards(status)[-1]
 
-    def click(self, comm_id: str, card: dict[str, Any], action: str = "approve") -> None:
+    def click(
+        self,
+        comm_id: str,
+        card: dict[str, Any],
+        action: str = "approve",
+        *,
+        username: str = "",
+        request_id: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        """Click as the front end does. ``username`` goes in the message header, as a Jupyter
+        front end writes it (JupyterLab 4.6 sends "" unless its session was given a user name);
+        ``extra`` adds keys to the message content (a widget's own claims, never trusted)."""
         decisions = {it["id"]: {"action": action} for it in card["interrupts"]}
         message = self.kc.session.msg(
             "comm_msg",
@@ -117,13 +129,15 @@ class Kernel:
                     "method": "custom",
                     "content": {
                         "type": "decide",
-                        "requestId": f"click-{card['id']}",
+                        "requestId": request_id or f"click-{card['id']}",
                         "card": card["id"],
                         "decisions": decisions,
+                        **(extra or {}),
                     },
                 },
             },
         )
+        message["header"]["username"] = username
         self.kc.shell_channel.send(message)
 
     # -- ending -----------------------------------------------------------------------------

@@ -91,7 +91,9 @@ class Kernel:
             elif data.get("method") == "custom":
                 self.acks.append(data["content"])
 
-    def click(self, card: dict[str, Any], request_id: str, action: str = "approve") -> None:
+    def click(
+        self, card: dict[str, Any], request_id: str, action: str = "approve", username: str = ""
+    ) -> None:
         assert self.comm_id is not None
         decisions = {it["id"]: {"action": action} for it in card["interrupts"]}
         content = {"type": "decide", "requestId": request_id, "card": card["id"]}
@@ -100,6 +102,7 @@ class Kernel:
             "comm_msg",
             {"comm_id": self.comm_id, "data": {"method": "custom", "content": content}},
         )
+        message["header"]["username"] = username  # "": a front end that names nobody
         self.kc.shell_channel.send(message)
 
 
@@ -220,3 +223,25 @@ def test_waiting_before_the_click_says_so_at_once(kernel6: Kernel) -> None:
     out, error, _ = kernel6.run(WAIT)
     assert not error, error
     assert "FINAL success True you" in out and "Transferred 70.00 USD" in out, out
+
+
+def test_the_clickers_header_username_names_them_on_ipykernel_6(kernel6: Kernel) -> None:
+    """ipykernel 6.29.5 also exposes the comm message's header while the click is handled: the
+    audit names the person in it (identity "server") beside the kernel's own user."""
+    kernel6.cards.clear()
+    out, error, _ = kernel6.run(SEND.format(message=TRANSFER.replace("500", "60")))
+    assert not error and "TURN interrupt" in out, (out, error)
+    kernel6.pump(lambda: any(c["status"] == "pending" for c in kernel6.cards.values()))
+    [card] = [c for c in kernel6.cards.values() if c["status"] == "pending"]
+    kernel6.click(card, "k6-ada", username="ada")
+    kernel6.pump(lambda: any(a.get("requestId") == "k6-ada" for a in kernel6.acks))
+    out, error, _ = kernel6.run(
+        WAIT + "r = chat.audit[-1]\nprint('WHO', r['decided_by'], r['identity'], r['kernel_user'])"
+        "\nimport getpass\nprint('KERNEL', getpass.getuser())"
+    )
+    assert not error, error
+    assert "FINAL success True ada" in out, out
+    kernel_user = out.split("KERNEL ", 1)[1].split()[0]
+    assert f"WHO ada server {kernel_user}" in out, out
+    kernel6.pump(lambda: kernel6.cards[card["id"]]["status"] == "done")
+    assert kernel6.cards[card["id"]]["decidedBy"] == "ada"
