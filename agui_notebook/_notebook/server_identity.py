@@ -10,8 +10,8 @@ a jupyter_server extension; turned on with
 it makes every kernel WebSocket an `AttestedUserConnection`: in every message a browser sends to a
 kernel, ``header.username`` is overwritten with the username the server's identity provider
 authenticated for that WebSocket (JupyterHub's user, a token's user), whatever the page put
-there, and ``metadata["agui_notebook_user"]`` with that user's username, name and display name.
-Messages from the kernel are not touched.
+there, and ``header.display_name`` (not in the messaging spec; the kernel reads it for the card)
+with that user's display name. Messages from the kernel are not touched.
 
 The kernels this server starts learn that the stamp is on from ``AGUI_NOTEBOOK_SERVER_IDENTITY``
 (``"stamped"``), which the extension sets in the server's environment when it loads, before any
@@ -38,8 +38,6 @@ from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebso
 #: Set to STAMPED for the kernels of a server that stamps usernames.
 ENV = "AGUI_NOTEBOOK_SERVER_IDENTITY"
 STAMPED = "stamped"
-#: The metadata key of the stamped user model (``{"username", "name", "display_name"}``).
-METADATA_KEY = "agui_notebook_user"
 V1 = "v1.kernel.websocket.jupyter.org"
 
 
@@ -89,32 +87,35 @@ class AttestedUserConnection(ZMQChannelsWebsocketConnection):
 def stamp_username(message: str | bytes, user: dict[str, str], *, v1: bool) -> str | bytes:
     """The WebSocket frame `message` with the server's word on who sent it.
 
-    ``header.username`` becomes ``user["username"]``, and ``metadata[METADATA_KEY]`` the whole
-    `user` (username, name, display_name: the card shows the display name), both replacing
-    whatever the page wrote. `v1`: the ``v1.kernel.websocket.jupyter.org`` framing (JupyterLab
-    4's default); otherwise the legacy JSON text frame or its binary form (with buffers).
+    ``header.username`` becomes ``user["username"]`` and ``header.display_name`` the user's
+    display name (removed when there is none), both replacing whatever the page wrote. `v1`: the
+    ``v1.kernel.websocket.jupyter.org`` framing (JupyterLab 4's default); otherwise the legacy
+    JSON text frame or its binary form (with buffers).
     """
     if v1:
         if not isinstance(message, bytes):
             raise TypeError("a v1 kernel message is a binary frame")
         channel, parts = deserialize_msg_from_ws_v1(message)  # type: ignore[no-untyped-call]
-        header, metadata = json.loads(parts[0]), json.loads(parts[2])
-        _stamp(header, metadata, user)
-        parts[0], parts[2] = json.dumps(header).encode(), json.dumps(metadata).encode()
+        header = json.loads(parts[0])
+        _stamp(header, user)
+        parts[0] = json.dumps(header).encode()
         frame: bytes = serialize_msg_to_ws_v1(parts, channel)  # type: ignore[no-untyped-call]
         return frame
     if isinstance(message, bytes):
         msg = deserialize_binary_message(message)  # type: ignore[no-untyped-call]
-        _stamp(msg["header"], msg.setdefault("metadata", {}), user)
+        _stamp(msg["header"], user)
         binary: bytes = serialize_binary_message(msg)  # type: ignore[no-untyped-call]
         return binary
     msg = json.loads(message)
-    _stamp(msg["header"], msg.setdefault("metadata", {}), user)
+    _stamp(msg["header"], user)
     return json.dumps(msg)
 
 
-def _stamp(header: dict[str, Any], metadata: dict[str, Any], user: dict[str, str]) -> None:
-    if not isinstance(header, dict) or not isinstance(metadata, dict):
-        raise TypeError("a kernel message's header and metadata are objects")
+def _stamp(header: dict[str, Any], user: dict[str, str]) -> None:
+    if not isinstance(header, dict):
+        raise TypeError("a kernel message's header is an object")
     header["username"] = user["username"]
-    metadata[METADATA_KEY] = dict(user)
+    if user["display_name"]:
+        header["display_name"] = user["display_name"]
+    else:
+        header.pop("display_name", None)

@@ -21,7 +21,6 @@ from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebso
 from agui_notebook._notebook import server_identity
 from agui_notebook._notebook.server_identity import (
     ENV,
-    METADATA_KEY,
     STAMPED,
     AttestedUserConnection,
     stamp_username,
@@ -47,8 +46,8 @@ def test_a_v1_frame_gets_the_servers_user_whatever_the_page_wrote() -> None:
     channel, parts = deserialize_msg_from_ws_v1(stamped)
     header, parent, metadata, content = (json.loads(p) for p in parts)
     assert channel == "shell"
-    assert header == {**msg["header"], "username": "grace"}
-    assert metadata == {"version": "2.1.0", METADATA_KEY: GRACE}
+    assert header == {**msg["header"], "username": "grace", "display_name": "Grace"}
+    assert metadata == {"version": "2.1.0"}
     # The content (where the widget's JS could claim a name) is passed on as it was, unread.
     assert content == msg["content"] and parent == {}
 
@@ -69,7 +68,7 @@ def test_the_legacy_json_and_binary_frames_are_stamped_too() -> None:
     assert isinstance(text, str)
     msg = json.loads(text)
     assert msg["header"]["username"] == "grace" and msg["channel"] == "shell"
-    assert msg["metadata"][METADATA_KEY] == GRACE
+    assert msg["header"]["display_name"] == "Grace"
 
     binary = serialize_binary_message({**_message(), "buffers": [b"raw"]})
     stamped = deserialize_binary_message(stamp_username(binary, GRACE, v1=False))
@@ -78,8 +77,11 @@ def test_the_legacy_json_and_binary_frames_are_stamped_too() -> None:
 
 def test_no_user_stamps_empty_names_rather_than_passing_the_pages_claim() -> None:
     nobody = {"username": "", "name": "", "display_name": ""}
-    msg = json.loads(stamp_username(json.dumps(_message("ada")), nobody, v1=False))
+    forged = _message("ada")
+    forged["header"]["display_name"] = "Ada Lovelace"
+    msg = json.loads(stamp_username(json.dumps(forged), nobody, v1=False))
     assert msg["header"]["username"] == ""
+    assert "display_name" not in msg["header"]
 
 
 @pytest.mark.parametrize(
