@@ -27,6 +27,8 @@ class FakeHost:
         self.supports = support
         #: (display id, the widget's text/plain then) for each update a kernel would send.
         self.updates: list[tuple[str, str]] = []
+        #: The header of the message "being handled" (a click's): its username names the clicker.
+        self.header: dict[str, Any] | None = None
 
     def support(self) -> KernelSupport:
         return self.supports
@@ -43,6 +45,9 @@ class FakeHost:
 
     def after_this_cell(self, callback: Callable[[], None]) -> bool:
         return False
+
+    def click_header(self) -> dict[str, Any] | None:
+        return self.header
 
 
 @pytest.fixture

@@ -81,6 +81,7 @@ class CardDeck:
                 "decisions": None,
                 "decidedBy": None,
                 "approvals": None,
+                "verdict": None,
                 "error": None,
                 "note": None,
                 "timeoutAt": None,
@@ -105,6 +106,7 @@ class CardDeck:
             changes["decisions"] = {k: _decision_json(v) for k, v in card.decisions.items()}
             changes["decidedBy"] = self._shown_decider(card)
         changes["approvals"] = self._approvals(card)
+        changes["verdict"] = self._verdict(card)
         card.items.update(card.id, **changes)
         self.streamer.push(card.view, card.view.state, force=True)
 
@@ -115,6 +117,15 @@ class CardDeck:
         if card.count is not None and card.count.done:
             return ", ".join(_shown(p) for p in card.count.approvers)
         return _shown(card.person)
+
+    def _verdict(self, card: Card) -> str | None:
+        """The card's one line on who decided, "Approved by Ada Lovelace" (None: undecided)."""
+        if card.decisions is None or card.status not in ("done", "failed", "sending"):
+            return None
+        kinds = {d.kind for d in card.decisions.values()}
+        verb = _VERDICT.get(next(iter(kinds)), "Decided") if len(kinds) == 1 else "Decided"
+        who = self._shown_decider(card)
+        return f"{verb} by {who}" if who else verb
 
     def _approvals(self, card: Card) -> dict[str, Any] | None:
         """The count the card shows while several approvers are needed (its words, from here)."""
@@ -161,7 +172,6 @@ class CardDeck:
             )
             record["approval"] = True
             self.audit.append(record)
-        self.sync_audit(card.view)
         journal = self.thread.journal
         record_attempt = getattr(journal, "record_attempt", None)
         if record_attempt is not None:
@@ -175,6 +185,8 @@ class CardDeck:
                 outcome=outcome,
                 person=person if decided_by == "you" else None,
             )
+        self._note_head(self.audit[len(self.audit) - len(entries) :])
+        self.sync_audit(card.view)
         self.state(card, status="pending")
 
     def record_decisions(self, card: Card, decisions: dict[str, Decision], decided_by: str) -> None:
@@ -216,10 +228,24 @@ class CardDeck:
         self.state(card, status="sending")
 
     def set_outcome(self, card: Card, outcome: str) -> None:
-        for record in self.audit:
-            if record["card"] == card.id and not record.get("late") and not record.get("approval"):
-                record["outcome"] = outcome
+        mine = [
+            r
+            for r in self.audit
+            if r["card"] == card.id and not r.get("late") and not r.get("approval")
+        ]
+        for record in mine:
+            record["outcome"] = outcome
+        self._note_head(mine)
         self.sync_audit(card.view)
+
+    def _note_head(self, records: list[dict[str, Any]]) -> None:
+        """The store's chain head once these decisions were written (``SEQ:HASH``), for the
+        audit text and the saved output: a head others can hold (``audit verify --head``)."""
+        read = getattr(self.thread.journal, "audit_head", None)
+        head = read() if read is not None else None
+        if head is not None:
+            for record in records:
+                record["auditHead"] = head
 
     def sync_audit(self, view: ChatView) -> None:
         view.audit = [dict(r) for r in self.audit if self._view_of(r) is view]
@@ -251,6 +277,9 @@ class CardDeck:
                 outcome=outcome,
                 person=card.person if decided_by == "you" else None,
             )
+            mine = [r for r in self.audit if r["card"] == card.id and not r.get("late")]
+            self._note_head([r for r in mine if not r.get("approval")])
+            self.sync_audit(card.view)
 
     def mark_tools(self, card: Card, decisions: dict[str, Decision]) -> None:
         for interrupt in card.interrupts:
@@ -268,6 +297,15 @@ class CardDeck:
 
 def subjects(card: Card) -> str:
     return ", ".join(i.tool_name or i.reason or "interrupt" for i in card.interrupts)
+
+
+_VERDICT = {
+    "approve": "Approved",
+    "edit": "Approved with edited arguments",
+    "reject": "Rejected",
+    "cancel": "Cancelled",
+    "answer": "Answered",
+}
 
 
 def _shown(person: Person) -> str:

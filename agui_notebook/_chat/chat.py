@@ -55,7 +55,7 @@ from .._notebook.host import (
 from .._state.a2ui import SurfaceAction
 from .._state.items import ItemList
 from .._thread import RunResult, Thread
-from .._view.transcript import audit_line
+from .._view.transcript import audit_head_line, audit_line
 from .._view.widget import (
     A2UIActionMessage,
     A2UIRetryMessage,
@@ -426,8 +426,16 @@ class Chat:
         self.rules.always_allow.add(tool_name)
 
     def audit_text(self) -> str:
-        """The audit log as deterministic text lines (no times, no ids)."""
-        return "\n".join(audit_line(r) for r in self.deck.audit)
+        """The audit log as text lines (no times, no ids), each decision followed by the
+        store's chain head once it was written (``  audit head SEQ:HASH``) when there is a
+        store: a head to publish, for ``agui-notebook audit verify --head``."""
+        lines = []
+        for record in self.deck.audit:
+            lines.append(audit_line(record))
+            head = audit_head_line(record)
+            if head is not None:
+                lines.append(head)
+        return "\n".join(lines)
 
     async def act(
         self,

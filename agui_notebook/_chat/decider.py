@@ -343,7 +343,7 @@ class Decider:
             card.count = step.count
             if step.action == "wait":
                 self.deck.record_approval(card, person)
-                view.ack(message.requestId, accepted=True)
+                view.ack(message.requestId, accepted=True, waiting=True)
                 return
             assert step.decisions is not None
             decisions = dict(step.decisions)

@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._decisions.audit import AuditEntry, chat_record, decision_entries
+from .._decisions.audit import AuditEntry, chat_record, decision_entries, format_head
 from .._decisions.decision import Decision
 from .._decisions.identity import Person
 from .._decisions.interrupts import PendingInterrupt
@@ -428,6 +428,17 @@ class Journal:
     def threads(self, pending: bool | None = None) -> list[ThreadSummary]:
         """This agent's stored threads, newest first (raises the store's typed error)."""
         return self.store().threads(self.agent_url, pending=pending)
+
+    def audit_head(self) -> str | None:
+        """The store's audit chain head as ``SEQ:HASH`` (None: no store, or it cannot be read)."""
+        store = self._usable()
+        if store is None:
+            return None
+        try:
+            head = store.audit_head()
+        except StoreError:
+            return None
+        return format_head(head)
 
     def chat_audit(self, thread: Thread) -> list[dict[str, Any]]:
         """The thread's stored decisions in ``chat.audit``'s shape (no card: an earlier session)."""

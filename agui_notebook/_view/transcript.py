@@ -36,6 +36,7 @@ __all__ = [
     "BLOCK_KINDS",
     "Block",
     "Line",
+    "audit_head_line",
     "audit_line",
     "document",
     "register_item_kind",
@@ -236,10 +237,16 @@ def _card(item: dict[str, Any]) -> Block:
     )
     title = "Approval needed" if all_tools else "Your input is needed"
     decided_by = _text_of(item, "decidedBy")
+    verdict = _text_of(item, "verdict")  # "Approved by Ada Lovelace", from the chat
+    count = item.get("approvals")
+    waiting = "pending (waiting for a decision)"
+    if isinstance(count, dict) and count.get("text"):
+        missing = _text_of(count, "missing")
+        waiting = f"pending ({_text_of(count, 'text')}{'; ' + missing if missing else ''})"
     shown = {
-        "pending": "pending (waiting for a decision)",
+        "pending": waiting,
         "sending": "sending…",
-        "done": f"done (decided by {decided_by})" if decided_by else "done",
+        "done": verdict or (f"done (decided by {decided_by})" if decided_by else "done"),
     }.get(status, status)
     lines: list[Line] = []
     for interrupt in interrupts:
@@ -348,6 +355,13 @@ def audit_line(record: dict[str, Any]) -> str:
     )
 
 
+def audit_head_line(record: dict[str, Any]) -> str | None:
+    """``  audit head SEQ:HASH``: the store's chain head once this decision was written
+    (``chat.audit_text()``; None when the chat keeps no store)."""
+    head = record.get("auditHead") if isinstance(record, dict) else None
+    return f"  audit head {head}" if isinstance(head, str) and head else None
+
+
 def _audit_lines(audit: Sequence[Any]) -> list[Line]:
     lines = []
     for record in audit:
@@ -356,6 +370,8 @@ def _audit_lines(audit: Sequence[Any]) -> list[Line]:
         except (KeyError, TypeError, AttributeError, ValueError):
             text = json_text(record)
         lines.append(Line(clean(text)))
+    # No chain head here: it differs on every run, and these forms must not (nbval); the
+    # records keep it (``auditHead``), in the widget's state the notebook saves.
     return lines
 
 

@@ -184,15 +184,24 @@ class ChatView(anywidget.AnyWidget):
         self._listener(self, message)
 
     def ack(
-        self, request_id: str, *, accepted: bool, error: str | None = None, late: bool = False
+        self,
+        request_id: str,
+        *,
+        accepted: bool,
+        error: str | None = None,
+        late: bool = False,
+        waiting: bool = False,
     ) -> None:
         """Answer a front-end message; ``late``: a click on a card already decided (``error``
-        then says what happened, for the card to show as a note, not as an error)."""
+        then says what happened, for the card to show as a note, not as an error); ``waiting``:
+        an approval counted while more approvers are needed (the card stays pending)."""
         content: dict[str, Any] = {"type": "ack", "requestId": request_id, "accepted": accepted}
         if error:
             content["error"] = error
         if late:
             content["late"] = True
+        if waiting:
+            content["waiting"] = True
         self.send(content)
 
     def due(self) -> bool:

@@ -195,15 +195,17 @@ export function cardEntry(item, env) {
     sendAll.disabled = !pending || !draftsOk;
 
     spinner.hidden = effective !== "sending";
+    // Python writes who decided and the approvals count as text (one truth): shown as given.
+    const verdict = asText(card?.verdict);
+    const count = isObj(card?.approvals) ? [asText(card.approvals.text), asText(card.approvals.missing)].filter(Boolean).join("; ") : "";
+    const waiting = [multi ? `${decidedCount} of ${ordered.length} decided` : "", count].filter(Boolean).join(" · ");
     statusText.textContent =
       effective === "sending"
         ? "sending…"
         : effective === "pending"
-          ? multi
-            ? `${decidedCount} of ${ordered.length} decided`
-            : ""
+          ? waiting
           : effective === "done"
-            ? `done${card?.decidedBy ? ` (decided by ${asText(card.decidedBy)})` : ""}`
+            ? verdict || `done${card?.decidedBy ? ` (decided by ${asText(card.decidedBy)})` : ""}`
             : effective === "failed"
               ? "failed"
               : effective;
@@ -294,7 +296,14 @@ export function cardEntry(item, env) {
     handleAck(msg) {
       if (msg.requestId !== pendingRequest) return;
       pendingRequest = null;
-      if (msg.accepted === true) return; // Python now owns the status
+      if (msg.accepted === true) {
+        // Counted, and more approvers are needed: the card stays pending for the others.
+        if (msg.waiting === true) {
+          localSending = false;
+          refresh();
+        }
+        return; // Python now owns the status
+      }
       localSending = false;
       const said = asText(msg.error);
       const now = pyStatus();

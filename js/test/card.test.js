@@ -296,3 +296,34 @@ describe("lifecycle with Python", () => {
     expect(model.sent[1].decisions).toEqual({ "int-2": { action: "approve" } });
   });
 });
+
+describe("who decided and several approvers (Python writes the words)", () => {
+  it("a done card's status line shows Python's verdict: Approved by NAME", () => {
+    const { el } = mount({
+      items: [card({ status: "done", decisions: { "int-1": { action: "approve" } }, decidedBy: "Ada Lovelace", verdict: "Approved by Ada Lovelace" })],
+    });
+    expect(el.querySelector(".agui-card-status")?.textContent).toBe("Approved by Ada Lovelace");
+    expect(el.querySelector(".agui-decision")?.textContent).toContain("approved by Ada Lovelace");
+  });
+
+  it("a pending card shows the count, and an approval counted while more are needed leaves it clickable", () => {
+    const approvals = { count: 1, needed: 2, names: ["Ada"], text: "1 of 2 approvals: Ada", missing: "one more approval is needed", edited: false };
+    const { el, model } = mount({ items: [card()] });
+    const c = /** @type {HTMLElement} */ (el.querySelector(".agui-card"));
+    btn(c, "approve").click();
+    expect(c.dataset.status).toBe("sending");
+    model.emitCustom({ type: "ack", requestId: model.sent[0].requestId, accepted: true, waiting: true });
+    model.set("items", [card({ approvals })]);
+    expect(c.dataset.status).toBe("pending");
+    expect(c.querySelector(".agui-card-status")?.textContent).toBe("1 of 2 approvals: Ada; one more approval is needed");
+    expect(btn(c, "approve").disabled).toBe(false);
+  });
+
+  it("text from the kernel is shown as text, never as HTML", () => {
+    const { el } = mount({
+      items: [card({ status: "done", decisions: { "int-1": { action: "approve" } }, decidedBy: "x", verdict: "Approved by <img src=x onerror=alert(1)>" })],
+    });
+    expect(el.querySelector(".agui-card-status img")).toBeNull();
+    expect(el.querySelector(".agui-card-status")?.textContent).toContain("<img");
+  });
+});
