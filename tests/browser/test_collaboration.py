@@ -36,6 +36,9 @@ USERS = {
     "grace": {"name": "Grace Hopper", "display_name": "Grace Hopper"},
 }
 STAMP = "--ServerApp.jpserver_extensions=agui_notebook._notebook.server_identity=True"
+# The collaboration server saves the shared document itself; a page's own autosave of a notebook
+# made dirty by "Trust Notebook" then finds the file changed on disk and opens a modal dialog.
+NO_AUTOSAVE = {"@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False}}
 # Every click on a card button, time-stamped in the page (Date.now(), same clock as time.time()).
 CLICK_RECORDER = """
 document.addEventListener("click", (event) => {
@@ -62,6 +65,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
         collaborative=True,
         users=USERS,
         extra_args=[STAMP],
+        user_settings=NO_AUTOSAVE,
     )
     try:
         log = server.read_log()
@@ -265,8 +269,8 @@ def test_both_click_at_once_one_resume(
     lab: JupyterServer, demo: TimedDemo, views: dict[str, View]
 ) -> None:
     """Ada and Grace click Approve in the same instant: one resume; the view whose click lost is
-    told so, as a note; the other click is never sent. Click-to-resume times over several such
-    rounds are printed (not asserted: bench/ holds speed claims)."""
+    told so, as a note; the other click is never sent (the audit keeps it, marked late). The
+    click-to-resume time is printed, not asserted (bench/collaboration.py measures it)."""
     thread = _thread("race")
     _share(lab, views, "race.ipynb", _cells(demo.url, thread))
     ada, grace = views["ada"], views["grace"]
@@ -291,6 +295,11 @@ def test_both_click_at_once_one_resume(
     assert [note.count() for note in late] in ([1, 0], [0, 1]), "exactly one view is told late"
     winner = "grace" if late[0].count() else "ada"
     expect(late[0] if late[0].count() else late[1]).to_contain_text("arrived after another click")
-    [entry] = [e for e in _audit(ada) if e["decision"] == "approve"]
-    assert entry["decided_by"] == winner and entry["identity"] == "server", entry
+    entries = _audit(ada)
+    [sent] = [e for e in entries if not e.get("late")]
+    assert sent["decision"] == "approve" and sent["outcome"] == "success", sent
+    assert sent["decided_by"] == winner and sent["identity"] == "server", sent
+    # The losing click is in the audit too, marked late and not sent.
+    [late_entry] = [e for e in entries if e.get("late")]
+    assert late_entry["outcome"].startswith("late, not sent"), late_entry
     _assert_clean(views)
