@@ -1,7 +1,7 @@
 """The Jupyter server's side of "who clicked": stamp the authenticated username into each message.
 
 JupyterLab 4.6 sends every kernel message with ``header.username`` empty, and jupyter_server 2.21
-passes headers through as the browser wrote them (docs/security.md, "Who clicked"). This module is
+passes headers through as the browser wrote them (docs/collaboration.md). This module is
 a jupyter_server extension; turned on with
 
     jupyter lab --ServerApp.jpserver_extensions=agui_notebook._notebook.server_identity=True
