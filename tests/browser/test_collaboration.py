@@ -17,6 +17,7 @@ import json
 import re
 import shutil
 import time
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -195,6 +196,17 @@ def _settle(demo: TimedDemo, thread: str, count: int) -> list[Any]:
     demo.wait_for_resumes(thread, count)
     time.sleep(0.5)
     return demo.resumes(thread)
+
+
+def test_each_person_is_who_their_token_says(lab: JupyterServer) -> None:
+    """The test identity provider: /api/me answers each person's user model for their token,
+    and the server's own token is somebody else (an anonymous user)."""
+    for user, fields in USERS.items():
+        url = f"{lab.url}api/me?token={lab.user_tokens[user]}"
+        with urllib.request.urlopen(url, timeout=10) as response:
+            identity = json.loads(response.read())["identity"]
+        assert identity["username"] == user and identity["name"] == fields["name"], identity
+    assert lab.api("GET", "api/me")["identity"]["username"] not in USERS
 
 
 def test_grace_approves_the_card_ada_ran(
