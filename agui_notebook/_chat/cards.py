@@ -104,13 +104,13 @@ class CardDeck:
             changes["timeoutAt"] = datetime.fromtimestamp(timeout_at, timezone.utc).isoformat()
         if card.decisions is not None:
             changes["decisions"] = {k: _decision_json(v) for k, v in card.decisions.items()}
-            changes["decidedBy"] = self._shown_decider(card)
+            changes["decidedBy"] = self.shown_decider(card)
         changes["approvals"] = self._approvals(card)
         changes["verdict"] = self._verdict(card)
         card.items.update(card.id, **changes)
         self.streamer.push(card.view, card.view.state, force=True)
 
-    def _shown_decider(self, card: Card) -> str | None:
+    def shown_decider(self, card: Card) -> str | None:
         """Who the card says decided: the approvers' names (display names where known)."""
         if card.decided_by != "you" or card.person is None:
             return card.decided_by
@@ -119,18 +119,22 @@ class CardDeck:
         return _shown(card.person)
 
     def _verdict(self, card: Card) -> str | None:
-        """The card's one line on who decided, "Approved by Ada Lovelace" (None: undecided)."""
+        """The card's one line on the person who decided, "Approved by Ada Lovelace" (None:
+        undecided, or decided by a policy, a rule or a timeout: those keep "done (decided by
+        policy: ...)", the words saved notebooks already hold)."""
         if card.decisions is None or card.status not in ("done", "failed", "sending"):
+            return None
+        if card.decided_by != "you":
             return None
         kinds = {d.kind for d in card.decisions.values()}
         verb = _VERDICT.get(next(iter(kinds)), "Decided") if len(kinds) == 1 else "Decided"
-        who = self._shown_decider(card)
+        who = self.shown_decider(card)
         return f"{verb} by {who}" if who else verb
 
     def _approvals(self, card: Card) -> dict[str, Any] | None:
         """The count the card shows while several approvers are needed (its words, from here)."""
         current = card.count
-        if current is None or self.rules.approvals == 1:
+        if current is None or current.needed == 1:
             return None
         missing = current.needed - len(current.approvers)
         more = (
@@ -309,8 +313,9 @@ _VERDICT = {
 
 
 def _shown(person: Person) -> str:
-    """A clicker as a card names them: a server-given name, else "you" (the kernel's user)."""
-    return person.shown if person.identity == "server" else "you"
+    """A clicker as a card names them: a server-given name, else "you" (the kernel's user); a
+    policy or rule counted as an approver by its own name."""
+    return person.shown if person.identity == "server" or person.display_name else "you"
 
 
 def _recorded_name(person: Person | None) -> str:

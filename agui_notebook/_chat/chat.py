@@ -42,6 +42,7 @@ from .._decisions.audit import current_user
 from .._decisions.decision import Decision, Decisions, build_resume
 from .._decisions.identity import person_from_header
 from .._decisions.interrupts import PendingInterrupt
+from .._decisions.quorum import Approvals
 from .._errors import InterruptReissued, NobodyCanClick, RunAborted
 from .._notebook.host import (
     CellRun,
@@ -88,7 +89,8 @@ class Chat:
     ``host`` is the notebook around the chat (by default the one this process runs in).
     ``approvals`` is how many different people must approve the same arguments before an
     approval is sent (a policy or an "always allow" rule counts as one; a Reject or Cancel by
-    anyone decides at once).
+    anyone decides at once); per tool, ``approvals={"transfer_*": 2}`` (tool-name globs; a card
+    needs the most any of its tools needs, other tools 1).
     """
 
     def __init__(
@@ -100,7 +102,7 @@ class Chat:
         on_timeout: TimeoutDefault = "cancel",
         display: bool = True,
         host: Host | None = None,
-        approvals: int = 1,
+        approvals: Approvals = 1,
     ) -> None:
         self.thread = thread
         self.rules = ChatRules(

@@ -207,10 +207,10 @@ class Decider:
         """A rule's or policy's decision, when several approvers are needed: it counts as one
         approval, and people give the rest (a "no" still decides at once)."""
         decisions, decided_by = auto
-        needed = self.rules.approvals
+        needed = self.rules.needed(card.interrupts)
         if needed == 1:
             return auto
-        step = count(None, needed, Person(decided_by, "kernel"), decisions)
+        step = count(None, needed, Person(decided_by, "kernel", display_name=decided_by), decisions)
         if step.action == "send":
             return auto
         support = self.host.support()
@@ -224,7 +224,9 @@ class Decider:
             card.view.status = "error"
             raise error
         card.count = step.count
-        self.deck.record_approval(card, Person(decided_by, "kernel"), decided_by=decided_by)
+        self.deck.record_approval(
+            card, Person(decided_by, "kernel", display_name=decided_by), decided_by=decided_by
+        )
         return await self._wait_for_person(card)
 
     def _nobody(self, card: Card, support: KernelSupport) -> NobodyCanClick:
@@ -311,7 +313,7 @@ class Decider:
         waiter = card.waiter
         if waiter is None or waiter.done() or card.accepting is None:
             if isinstance(message, DecideMessage) and card.status != "pending":
-                self._late_click(card, view, message)
+                self._late_click(card, view, message, clicker)
             else:
                 view.ack(message.requestId, accepted=False, error=f"already {card.status}")
             return
@@ -330,8 +332,9 @@ class Decider:
             view.ack(message.requestId, accepted=False, error=str(exc))
             return
         person = clicker or kernel_person(current_user(), "the click came with no header")
-        if self.rules.approvals > 1:
-            step = count(card.count, self.rules.approvals, person, decisions)
+        needed = self.rules.needed(card.interrupts)
+        if needed > 1:
+            step = count(card.count, needed, person, decisions)
             if step.action == "again":
                 view.ack(
                     message.requestId,
@@ -357,11 +360,17 @@ class Decider:
         waiter.set_result((decisions, "you"))
         view.ack(message.requestId, accepted=True)
 
-    def _late_click(self, card: Card, view: ChatView, message: DecideMessage) -> None:
+    def _late_click(
+        self, card: Card, view: ChatView, message: DecideMessage, clicker: Person | None = None
+    ) -> None:
         """A click on a card that was already decided: nothing is sent; the clicking view says
         what happened instead, and the audit keeps the click."""
-        text = late_click_text(message.decisions, card.decided_by, card.decisions)
+        decider = self.deck.shown_decider(card)  # "you", "Ada Lovelace", "policy: ..."
+        text = late_click_text(message.decisions, decider, card.decisions)
         now = datetime.now(timezone.utc).isoformat()
+        kernel_user = current_user()
+        person = clicker or kernel_person(kernel_user, "the click came with no header")
+        late_by = person.shown if person.identity == "server" else "you"
         for interrupt in card.interrupts:
             front = message.decisions.get(interrupt.id)
             if front is None:
@@ -378,10 +387,14 @@ class Decider:
                     "changes": argument_changes(interrupt.arguments, front.args),
                     "rejectReason": front.reason,
                     "payload": front.payload,
-                    "decidedBy": "you",
+                    "decidedBy": late_by,
                     "decidedAt": now,
-                    "outcome": f"late, not sent: {card.decided_by or card.status} had decided",
+                    "outcome": f"late, not sent: {decider or card.status} had decided",
                     "late": True,
+                    "decided_by": person.username,
+                    "kernel_user": kernel_user,
+                    "identity": person.identity,
+                    "identity_note": person.note,
                 }
             )
         self.deck.sync_audit(card.view)

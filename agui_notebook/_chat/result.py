@@ -147,6 +147,9 @@ def late_click_text(
     elif decided_by == "you":
         who = f"another click had {verb}"
         tail = "only that decision was sent"
-    else:
+    elif decided_by == "another resume on this thread":
         who = f"{decided_by} had answered it"
+    else:  # a person the click's header named: "Ada Lovelace had approved"
+        who = f"{decided_by} had {verb}"
+        tail = "only that decision was sent"
     return f"Your {label} arrived after {who}; {tail}."

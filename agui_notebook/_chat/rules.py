@@ -7,10 +7,12 @@ the decider, so a change made between turns (``chat.policy = ...``) reaches both
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .._decisions.quorum import check_approvals
+from .._decisions.interrupts import PendingInterrupt
+from .._decisions.quorum import Approvals, check_approvals, needed_for
 from ..policies import Policy
 
 __all__ = ["ChatRules", "TimeoutDefault"]
@@ -27,10 +29,15 @@ class ChatRules:
     on_timeout: TimeoutDefault
     #: Tools a person chose to always allow in this chat.
     always_allow: set[str] = field(default_factory=set)
-    #: Different people who must approve the same arguments before an approval goes out.
-    approvals: int = 1
+    #: Different people who must approve the same arguments before an approval goes out
+    #: (or per tool-name glob: ``{"transfer_*": 2}``).
+    approvals: Approvals = 1
 
     def __post_init__(self) -> None:
         if self.on_timeout not in ("cancel", "reject"):
             raise ValueError("on_timeout must be 'cancel' or 'reject'")
-        check_approvals(self.approvals)
+        self.approvals = check_approvals(self.approvals)
+
+    def needed(self, interrupts: Iterable[PendingInterrupt]) -> int:
+        """Approvers a card for these interrupts needs."""
+        return needed_for(self.approvals, (i.tool_name for i in interrupts))

@@ -16,7 +16,8 @@ counted like one. The count keeps who approved, in order, for the card and the a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import fnmatch
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -24,17 +25,48 @@ from .audit import canonical_json
 from .decision import Decision, edit
 from .identity import Person
 
-__all__ = ["Count", "Step", "check_approvals", "count", "count_text"]
+__all__ = ["Approvals", "Count", "Step", "check_approvals", "count", "count_text", "needed_for"]
 
 
-def check_approvals(approvals: object) -> int:
-    """``approvals`` as a count of approvers; ValueError naming the fix otherwise."""
+Approvals = int | Mapping[str, int]
+
+
+def check_approvals(approvals: object) -> Approvals:
+    """``approvals`` as a count of approvers, or per tool (``{"transfer_*": 2}``: tool-name
+    globs as policies.rules matches them; tools no glob matches need 1); ValueError naming the
+    fix otherwise."""
+    if isinstance(approvals, Mapping):
+        for pattern, needed in approvals.items():
+            if not isinstance(pattern, str):
+                raise ValueError(
+                    f"approvals per tool are keyed by tool-name globs, got {pattern!r}"
+                )
+            _check_count(needed, f"approvals[{pattern!r}]")
+        return dict(approvals)
+    return _check_count(approvals, "approvals")
+
+
+def _check_count(approvals: object, name: str) -> int:
     if isinstance(approvals, bool) or not isinstance(approvals, int) or approvals < 1:
         raise ValueError(
-            f"approvals must be a whole number of people, 1 or more (got {approvals!r}): "
-            "approvals=1 sends on the first Approve, approvals=2 needs two different people"
+            f"{name} must be a whole number of people, 1 or more (got {approvals!r}): "
+            "approvals=1 sends on the first Approve, approvals=2 needs two different people "
+            '(per tool: approvals={"transfer_*": 2})'
         )
     return approvals
+
+
+def needed_for(approvals: Approvals, tools: Iterable[str | None]) -> int:
+    """Approvers a card needs: the most any of its tools needs (the first matching glob)."""
+    if isinstance(approvals, int):
+        return approvals
+    most = 1
+    for tool in tools:
+        for pattern, needed in approvals.items():
+            if tool is not None and fnmatch.fnmatchcase(tool, pattern):
+                most = max(most, needed)
+                break
+    return most
 
 
 @dataclass(frozen=True)

@@ -447,6 +447,12 @@ class Journal:
             return []
         try:
             entries = store.thread_audit(self.agent_url, thread.id)
+            links = [
+                item
+                for item in store.audit_links()
+                if item.record.get("thread_id") == thread.id
+                and item.record.get("agent_url") == self.agent_url
+            ]
         except StoreError as exc:
             self._warn(exc)
             return []
@@ -457,6 +463,16 @@ class Journal:
             records.append(
                 chat_record(entry, card=None, arguments=call.arguments if call else None)
             )
+        if len(links) == len(records):
+            # The head after each write, as the live chat noted it: a write's records share
+            # their run and time, and the head after it is its last record's.
+            last: dict[tuple[Any, Any], str] = {}
+            for item in links:
+                last[(item.record.get("run_id"), item.record.get("time"))] = format_head(
+                    (item.seq, item.hash)
+                )
+            for record, item in zip(records, links, strict=True):
+                record["auditHead"] = last[(item.record.get("run_id"), item.record.get("time"))]
         return records
 
 

@@ -137,6 +137,7 @@ async def test_a_policy_counts_as_the_first_approver_where_people_can_click(
     click(chat, decide(card, "a1", action="approve"))
     result = await asyncio.wait_for(send, 10)
     assert result.completed and len(resumes(agent)) == 1
+    assert _card(chat)["verdict"] == "Approved by policy: approve-all, ada"
 
 
 @pytest.mark.parametrize("bad", [0, -2, 1.5, 2.0, True, "2", None])
@@ -163,3 +164,41 @@ async def test_the_audit_text_and_saved_output_show_the_chain_head(tmp_path: Pat
     assert chat.view.audit[-1]["auditHead"] == head  # type: ignore[union-attr]
     assert head not in chat.view.static_bundle()["text/plain"]  # type: ignore[union-attr]
     await agent.aclose()
+
+
+async def test_a_late_click_names_its_clicker_and_sends_nothing(
+    agent: Agent, fake_host: FakeHost
+) -> None:
+    chat = agent.chat(timeout=10)
+    send = asyncio.create_task(chat.send(TRANSFER))
+    card = await pending_card(chat)
+    acks = capture_acks(chat.view)  # type: ignore[arg-type]
+    fake_host.header = {"username": "ada"}
+    click(chat, decide(card, "a1", action="approve"))
+    await asyncio.wait_for(send, 10)
+    fake_host.header = {"username": "bob"}
+    click(chat, decide(card, "b1", action="reject"))
+    await asyncio.sleep(0.05)
+    assert len(resumes(agent)) == 1
+    late = chat.audit[-1]
+    assert late["late"] is True and (late["decided_by"], late["identity"]) == ("bob", "server")
+    assert late["outcome"] == "late, not sent: ada had decided"
+    ack = next(a for a in acks if a["requestId"] == "b1")
+    assert ack["late"] is True
+    assert (
+        ack["error"] == "Your Reject arrived after ada had approved; only that decision was sent."
+    )
+
+
+async def test_approvals_per_tool(agent: Agent, fake_host: FakeHost) -> None:
+    # A tool no glob names needs one approver; transfers need two.
+    chat = agent.chat(timeout=10, approvals={"transfer_*": 2, "other": 5})
+    send = asyncio.create_task(chat.send(TRANSFER))
+    card = await pending_card(chat)
+    fake_host.header = {"username": "ada"}
+    click(chat, decide(card, "a1", action="approve"))
+    await asyncio.sleep(0.05)
+    assert _card(chat)["approvals"]["text"] == "1 of 2 approvals: ada" and resumes(agent) == []
+    fake_host.header = {"username": "bob"}
+    click(chat, decide(card, "b1", action="approve"))
+    assert (await asyncio.wait_for(send, 10)).completed

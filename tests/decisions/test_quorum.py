@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from agui_notebook import approve, cancel, edit, reject
 from agui_notebook._decisions.decision import Decision
 from agui_notebook._decisions.identity import Person
-from agui_notebook._decisions.quorum import Count, check_approvals, count, count_text
+from agui_notebook._decisions.quorum import Count, check_approvals, count, count_text, needed_for
 from tests._hypothesis import examples
 
 ADA, BOB, CY = Person("ada", "server", "Ada"), Person("bob", "server"), Person("cy", "server")
@@ -119,3 +119,14 @@ def test_one_approver_is_the_old_single_click(clicks: list[tuple[Person, Decisio
     for person, decision in clicks[:1]:
         step = count(None, 1, person, {"i1": decision})
         assert step.action == "send" and step.decisions == {"i1": decision}
+
+
+def test_approvals_per_tool_take_the_most_a_cards_tools_need() -> None:
+    per_tool = check_approvals({"transfer_*": 2, "cancel_subscription": 3})
+    assert needed_for(per_tool, ["transfer_money"]) == 2
+    assert needed_for(per_tool, ["check_balance"]) == 1
+    assert needed_for(per_tool, ["transfer_money", "cancel_subscription"]) == 3
+    assert needed_for(per_tool, [None]) == 1
+    assert needed_for(2, ["anything"]) == 2
+    with pytest.raises(ValueError, match=r"approvals\['transfer_\*'\] must be a whole number"):
+        check_approvals({"transfer_*": 0})
