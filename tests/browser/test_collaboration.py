@@ -306,7 +306,11 @@ def test_both_click_at_once_one_resume(
         time.sleep(0.05)
     assert [note.count() for note in late] in ([1, 0], [0, 1]), "exactly one view is told late"
     winner = "grace" if late[0].count() else "ada"
-    expect(late[0] if late[0].count() else late[1]).to_contain_text("arrived after another click")
+    # The losing view is told who won.
+    expect(late[0] if late[0].count() else late[1]).to_have_text(
+        f"Your Approve arrived after {USERS[winner]['display_name']} had approved; "
+        "only that decision was sent."
+    )
     entries = _audit(ada)
     [sent] = [e for e in entries if not e.get("late")]
     assert sent["decision"] == "approve" and sent["outcome"] == "success", sent
