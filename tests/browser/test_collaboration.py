@@ -317,5 +317,9 @@ def test_both_click_at_once_one_resume(
     assert sent["decided_by"] == winner and sent["identity"] == "server", sent
     # The losing click is in the audit too, marked late and not sent.
     [late_entry] = [e for e in entries if e.get("late")]
-    assert late_entry["outcome"].startswith("late, not sent"), late_entry
+    loser = "ada" if winner == "grace" else "grace"
+    assert late_entry["outcome"] == (
+        f"late, not sent: {USERS[winner]['display_name']} had decided"
+    ), late_entry
+    assert (late_entry["decided_by"], late_entry["identity"]) == (loser, "server"), late_entry
     _assert_clean(views)
