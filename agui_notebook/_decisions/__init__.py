@@ -3,7 +3,9 @@
 Owns :class:`PendingInterrupt` (an interrupt with its tool, arguments and expiry resolved, through
 the framework registry), decisions (approve, reject, edit, cancel, answer) and how they become
 resume entries shaped by each interrupt's ``responseSchema`` (``decision``), and the audit's
-records, canonical JSON and hash chain (``audit``).
+records, canonical JSON and hash chain (``audit``), who clicked (``identity``: a click's message
+header made into the person an entry names) and several approvers (``quorum``: counting approvals
+until enough different people agree).
 
 May import: ``_protocol``, the framework registry (``_frameworks.registry``), ``_errors``.
 """
