@@ -193,6 +193,8 @@ OWNED = {
     "marimo": {"_notebook.host"},  # what is running, and showing a view there
     "google": {"_notebook.host"},  # google.colab: its widget manager
     "nbclient": {"_notebook.execute"},
+    # The server extension that stamps who sent each kernel message (runs in the Jupyter server).
+    "jupyter_server": {"_notebook.server_identity"},
     "nbformat": {"_notebook.execute"},
     "sqlite3": {"_store.sqlite"},
     "psycopg": {"_store.postgres"},

@@ -4,6 +4,10 @@ The recipe is docs/browser-testing.md: the project's venv Python, a free port, a
 temporary root dir, throwaway config/runtime/data/settings/workspace dirs, no news, `--allow-root`,
 `--port-retries=0`. The kernels are children of the server; their PIDs are recorded while the test
 runs and killed after `POST /api/shutdown` if they outlive it (never by name).
+
+jupyter-collaboration is installed in the test venv, which turns real-time collaboration on in
+every server; `start_server` turns it off (`--YDocExtension.disable_rtc=True`) unless asked for
+`collaborative=True`, and `users=` gives each named person a token of their own (_named_users.py).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -89,6 +93,9 @@ class JupyterServer:
     process: subprocess.Popen[bytes]
     log_path: Path
     kernel_processes: dict[int, psutil.Process] = field(default_factory=dict)
+    #: username -> the token that logs a browser context in as that person (`users=`).
+    user_tokens: dict[str, str] = field(default_factory=dict)
+    collaborative: bool = False
 
     # ----------------------------------------------------------------------------- REST API
     def api(self, method: str, path: str, body: Any = None, timeout: float = 10.0) -> Any:
@@ -160,16 +167,21 @@ class JupyterServer:
         )
 
     # --------------------------------------------------------------------------- the page
-    def notebook_url(self, name: str) -> str:
+    def notebook_url(self, name: str, user: str | None = None) -> str:
+        """The page of notebook `name`, logged in as `user` (one of `users=`) or with the
+        server's token."""
+        token = self.user_tokens[user] if user is not None else self.token
         if self.kind == "lab":
             # `reset`: start from an empty workspace, or a server that served earlier pages
             # reopens their notebooks too (and `.jp-Cell` locators find hidden tabs first).
-            return f"{self.url}lab/tree/{name}?reset&token={self.token}"
-        return f"{self.url}notebooks/{name}?token={self.token}"
+            return f"{self.url}lab/tree/{name}?reset&token={token}"
+        return f"{self.url}notebooks/{name}?token={token}"
 
-    def open_notebook(self, page: Any, name: str, timeout: float = 60.0) -> None:
-        """Open `name` (relative to root_dir) and wait until its kernel is idle."""
-        page.goto(self.notebook_url(name), wait_until="domcontentloaded")
+    def open_notebook(
+        self, page: Any, name: str, timeout: float = 60.0, *, user: str | None = None
+    ) -> None:
+        """Open `name` (relative to root_dir) as `user` and wait until its kernel is idle."""
+        page.goto(self.notebook_url(name, user), wait_until="domcontentloaded")
         page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=timeout * 1000)
         self.wait_for_kernel_idle(name, timeout=timeout)
 
@@ -248,6 +260,10 @@ def start_server(
     notebooks_dir: Path | None = None,
     python: str | None = None,
     user_settings: dict[str, dict[str, Any]] | None = None,
+    *,
+    collaborative: bool = False,
+    users: Mapping[str, Mapping[str, str]] | None = None,
+    extra_args: Iterable[str] = (),
 ) -> JupyterServer:
     """Start a server under `base_dir` (a fresh temp dir) and wait until it answers.
 
@@ -256,6 +272,11 @@ def start_server(
     ``{"@jupyterlab/apputils-extension/themes.jupyterlab-settings": {"theme": "JupyterLab Dark"}}``.
     The kernels never inherit a headless decision policy (AGUI_NOTEBOOK_POLICY): a browser test
     is the person who clicks.
+
+    `collaborative`: real-time collaboration on (jupyter-collaboration; off otherwise). `users`:
+    username -> the rest of a jupyter_server user model (``{"name": "Ada Lovelace"}``), each
+    given a token (`JupyterServer.user_tokens`, `notebook_url(name, user=...)`) by the test
+    identity provider. `extra_args` go last on the server's command line.
     """
     python = python or project_python()
     root_dir = base_dir / "root"
@@ -276,10 +297,25 @@ def start_server(
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(value), encoding="utf-8")
     # news_url=None so the server calls out nowhere; in a config file because both apps read it.
-    (dirs["config"] / "jupyter_server_config.json").write_text(
-        json.dumps({"LabApp": {"news_url": None}, "JupyterNotebookApp": {"news_url": None}}),
-        encoding="utf-8",
-    )
+    config: dict[str, Any] = {
+        "LabApp": {"news_url": None},
+        "JupyterNotebookApp": {"news_url": None},
+    }
+    user_tokens = {username: secrets.token_hex(16) for username in users or {}}
+    if users:
+        config["NamedUsers"] = {
+            "users": {
+                user_tokens[username]: {"username": username, **fields}
+                for username, fields in users.items()
+            }
+        }
+        # The provider's module, importable in the server only (the kernels' path stays clean).
+        (dirs["config"] / "jupyter_server_config.py").write_text(
+            f"import sys\nsys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
+            'c.ServerApp.identity_provider_class = "_named_users.NamedUsers"\n',
+            encoding="utf-8",
+        )
+    (dirs["config"] / "jupyter_server_config.json").write_text(json.dumps(config), encoding="utf-8")
 
     env = {
         k: v
@@ -314,7 +350,10 @@ def start_server(
         f"--LabServerApp.user_settings_dir={dirs['settings']}",
         f"--LabServerApp.workspaces_dir={dirs['workspaces']}",
         "--ServerApp.terminals_enabled=False",
+        # The collaboration extension is installed for the two-user tests; off unless asked.
+        f"--YDocExtension.disable_rtc={not collaborative}",
     ]
+    cmd.extend(extra_args)
     log_path = base_dir / f"jupyter-{kind}.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
@@ -333,6 +372,8 @@ def start_server(
         python=python,
         process=process,
         log_path=log_path,
+        user_tokens=user_tokens,
+        collaborative=collaborative,
     )
     try:
         _wait_until_ready(server)

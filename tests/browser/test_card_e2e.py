@@ -21,12 +21,13 @@ import shutil
 import statistics
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _contrast import CONTRAST_JS
+from _demo import TimedDemo, start_demo
 from _jupyter import REPO_ROOT, JupyterServer, PageLog, start_server
 from _latency import LIMIT_MS, TARGET_MS, check_latency
 from playwright.sync_api import Locator, Page, expect
@@ -46,84 +47,15 @@ WAIT_MS = 30_000
 # ------------------------------------------------------------------------------- the demo server
 
 
-@dataclass
-class Arrival:
-    time: float  # time.time() when the request's headers reached the app
-    body: Any
-
-
-@dataclass
-class TimedDemo:
-    """A loopback demo server; `arrivals` lists every request with its arrival time."""
-
-    url: str
-    app: Any
-    arrivals: list[Arrival] = field(default_factory=list)
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        arrived = time.time()
-        messages: list[Any] = []
-        while True:  # read the body here, then replay it to the app
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request" or not message.get("more_body"):
-                break
-        raw = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
-        self.arrivals.append(Arrival(arrived, body))
-
-        async def replay() -> Any:
-            return messages.pop(0) if messages else await receive()
-
-        await self.app(scope, replay, send)
-
-    def requests(self, thread: str) -> list[Arrival]:
-        return [
-            a
-            for a in self.arrivals
-            if isinstance(a.body, dict) and a.body.get("threadId") == thread
-        ]
-
-    def resumes(self, thread: str) -> list[Arrival]:
-        return [a for a in self.requests(thread) if a.body.get("resume")]
-
-    def wait_for_resumes(self, thread: str, count: int, timeout: float = 30.0) -> list[Arrival]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            got = self.resumes(thread)
-            if len(got) >= count:
-                return got
-            time.sleep(0.005)
-        raise AssertionError(
-            f"the server received {len(self.resumes(thread))} resume(s) on {thread}, "
-            f"expected {count}; requests: {[a.body for a in self.requests(thread)]}"
-        )
-
-
-def _start_demo(**options: Any) -> Iterator[TimedDemo]:
-    app = create_app(text_delay=0.0, **options)
-    demo = TimedDemo(url="", app=app)
-    url, stop = start_in_thread(app=demo)  # type: ignore[arg-type]  # any ASGI app serves
-    demo.url = url
-    yield demo
-    stop()
-
-
 @pytest.fixture(scope="module")
 def demo() -> Iterator[TimedDemo]:
-    yield from _start_demo()
+    yield from start_demo()
 
 
 @pytest.fixture(scope="module")
 def expiring_demo() -> Iterator[TimedDemo]:
     """Its "quick transfer" approval expires 6 s after it is raised."""
-    yield from _start_demo(expires_in=6.0)
+    yield from start_demo(expires_in=6.0)
 
 
 # ------------------------------------------------------------------------------ servers, pages

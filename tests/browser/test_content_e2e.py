@@ -21,13 +21,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from _demo import TimedDemo, start_demo
 from _jupyter import JupyterServer
 from playwright.sync_api import Page, expect
 from test_card_e2e import (  # the same servers, pages and helpers as the card tests
     WAIT_MS,
-    TimedDemo,
     _module_server,
-    _start_demo,
     _thread,
     open_session,
     prelude,
@@ -45,7 +44,7 @@ DELEGATE = "Please delegate: transfer $75 from 1234567890 to 0987654321"
 
 @pytest.fixture(scope="module")
 def demo() -> Iterator[TimedDemo]:
-    yield from _start_demo()
+    yield from start_demo()
 
 
 @pytest.fixture(scope="module")

@@ -14,13 +14,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from _demo import TimedDemo, start_demo
 from _jupyter import JupyterServer
 from playwright.sync_api import expect
 from test_card_e2e import (  # the same servers, pages and helpers as the card tests
     WAIT_MS,
-    TimedDemo,
     _module_server,
-    _start_demo,
     _thread,
     open_session,
     prelude,
@@ -34,7 +33,7 @@ __all__ = ["open_session"]  # a fixture used by the tests below
 
 @pytest.fixture(scope="module")
 def demo() -> Iterator[TimedDemo]:
-    yield from _start_demo()
+    yield from start_demo()
 
 
 @pytest.fixture(scope="module")
