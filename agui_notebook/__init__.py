@@ -72,6 +72,12 @@ def __getattr__(name: str) -> _typing.Any:
     raise AttributeError(f"module 'agui_notebook' has no attribute {name!r}")
 
 
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    """``jupyter server extension enable agui_notebook``: the server stamps who clicked into each
+    kernel message (docs/collaboration.md). Only jupyter_server calls this."""
+    return [{"module": "agui_notebook._notebook.server_identity"}]
+
+
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 

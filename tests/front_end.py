@@ -29,6 +29,9 @@ class FakeHost:
         self.updates: list[tuple[str, str]] = []
         #: The header of the message "being handled" (a click's): its username names the clicker.
         self.header: dict[str, Any] | None = None
+        #: Whether the header's username is the server's stamp (a server running agui_notebook's
+        #: extension), as the tests' clicks are unless a test says otherwise.
+        self.attested = True
 
     def support(self) -> KernelSupport:
         return self.supports
@@ -48,6 +51,9 @@ class FakeHost:
 
     def click_header(self) -> dict[str, Any] | None:
         return self.header
+
+    def header_attested(self) -> bool:
+        return self.attested
 
 
 @pytest.fixture

@@ -52,6 +52,7 @@ from .._notebook.host import (
     click_header,
     default_host,
     display_names,
+    header_attested,
 )
 from .._state.a2ui import SurfaceAction
 from .._state.items import ItemList
@@ -515,7 +516,10 @@ class Chat:
             return
         # Read now, on the thread handling the comm message: its parent header is this click's.
         clicker = person_from_header(
-            click_header(self.host), kernel_user=current_user(), display_names=display_names()
+            click_header(self.host),
+            kernel_user=current_user(),
+            display_names=display_names(),
+            attested=header_attested(self.host),
         )
         call_in_loop(loop, self.decider.handle, view, message, clicker)
 

@@ -5,10 +5,13 @@ in every message header, and the notebook host (``_notebook.host``) hands that h
 here. Nothing the widget's JavaScript writes into the message *content* is ever read as a name.
 
 Trust boundary (docs/security.md): the header is what the front end, or a server extension between
-it and the kernel, wrote. A name from it is ``identity: "server"``. No usable name (no header, an
-empty ``username`` as JupyterLab 4.6 sends by default, jupyter_client's placeholder
-``"username"``, control or bidi characters, overlong text) falls back to the kernel's own user,
-``identity: "kernel"``, and the person's ``note`` says why.
+it and the kernel, wrote. A name from it is ``identity: "server"`` only when the host says the
+server stamped it (agui_notebook's jupyter_server extension overwrites every browser message's
+``username`` with the authenticated user); a name the front end wrote itself is a claim, not the
+server's word. No attested, usable name (not stamped, no header, an empty ``username`` as
+JupyterLab 4.6 sends, jupyter_client's placeholder ``"username"``, control or bidi characters,
+overlong text) falls back to the kernel's own user, ``identity: "kernel"``, and the person's
+``note`` says why.
 """
 
 from __future__ import annotations
@@ -93,10 +96,12 @@ def person_from_header(
     *,
     kernel_user: str,
     display_names: Mapping[str, str] | None = None,
+    attested: bool = False,
 ) -> Person:
     """The person a click's message header names, else the kernel's user with the reason.
 
-    ``header`` is the clicking message's header (None: the host could read none). A display
+    ``header`` is the clicking message's header (None: the host could read none); ``attested``
+    says whether the server stamped its ``username`` (else the name is only the page's claim). A display
     name comes from the header's ``display_name`` (a server extension may stamp one), else from
     ``display_names`` (the kernel's configured mapping of user names to display names), else
     there is none and the card shows the user name.
@@ -108,6 +113,13 @@ def person_from_header(
     if problem is not None:
         return kernel_person(kernel_user, problem)
     name = str(username).strip()
+    if not attested:
+        return kernel_person(
+            kernel_user,
+            f"the click's message header names {escaped(name)!r}, but this kernel's Jupyter "
+            "server does not stamp names (turn it on: jupyter server extension enable "
+            "agui_notebook)",
+        )
     display = header.get("display_name")
     if _problem(display, "display_name") is not None:
         display = (display_names or {}).get(name)

@@ -194,6 +194,18 @@ def parent_header() -> dict[str, Any] | None:
     return dict(header) if isinstance(header, Mapping) and header else None
 
 
+#: Set to STAMPED, by agui_notebook's server extension, for the kernels of a Jupyter server that
+#: overwrites each browser message's ``header.username`` with the authenticated user.
+SERVER_IDENTITY_ENV = "AGUI_NOTEBOOK_SERVER_IDENTITY"
+STAMPED = "stamped"
+
+
+def header_attested(host: Any) -> bool:
+    """``host.header_attested()``, for hosts that have one (a host without it attests nothing)."""
+    read = getattr(host, "header_attested", None)
+    return bool(read()) if read is not None else False
+
+
 def click_header(host: Any) -> dict[str, Any] | None:
     """``host.click_header()``, for hosts that have one (a host without it names nobody)."""
     read = getattr(host, "click_header", None)
@@ -304,6 +316,8 @@ class Host(Protocol):
 
     # Optional: ``click_header() -> dict | None``, the header of the message being handled now
     # (read while a click is handled: its ``username`` names the clicker). See click_header().
+    # Optional: ``header_attested() -> bool``, whether the server stamped that username (else it
+    # is only the page's claim). See header_attested().
 
 
 class NotebookHost:
@@ -323,6 +337,11 @@ class NotebookHost:
 
     def click_header(self) -> dict[str, Any] | None:
         return parent_header()
+
+    def header_attested(self) -> bool:
+        import os
+
+        return os.environ.get(SERVER_IDENTITY_ENV) == STAMPED
 
     def after_this_cell(self, callback: Callable[[], None]) -> bool:
         if kernel_support().kind == "marimo":

@@ -4,9 +4,11 @@ JupyterLab 4.6 sends every kernel message with ``header.username`` empty, and ju
 passes headers through as the browser wrote them (docs/collaboration.md). This module is
 a jupyter_server extension; turned on with
 
-    jupyter lab --ServerApp.jpserver_extensions=agui_notebook._notebook.server_identity=True
+    jupyter server extension enable agui_notebook      # once, in the server's environment
+    jupyter lab --ServerApp.jpserver_extensions=agui_notebook=True     # or for one server
 
-(or ``{"ServerApp": {"jpserver_extensions": {...: true}}}`` in ``jupyter_server_config.json``),
+(or ``{"ServerApp": {"jpserver_extensions": {"agui_notebook": true}}}`` in
+``jupyter_server_config.json``),
 it makes every kernel WebSocket an `AttestedUserConnection`: in every message a browser sends to a
 kernel, ``header.username`` is overwritten with the username the server's identity provider
 authenticated for that WebSocket (JupyterHub's user, a token's user), whatever the page put
@@ -35,9 +37,9 @@ from jupyter_server.services.kernels.connection.base import (
 )
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 
-#: Set to STAMPED for the kernels of a server that stamps usernames.
-ENV = "AGUI_NOTEBOOK_SERVER_IDENTITY"
-STAMPED = "stamped"
+from .host import SERVER_IDENTITY_ENV as ENV
+from .host import STAMPED
+
 V1 = "v1.kernel.websocket.jupyter.org"
 
 

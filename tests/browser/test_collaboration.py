@@ -36,7 +36,7 @@ USERS = {
     "ada": {"name": "Ada Lovelace", "display_name": "Ada Lovelace"},
     "grace": {"name": "Grace Hopper", "display_name": "Grace Hopper"},
 }
-STAMP = "--ServerApp.jpserver_extensions=agui_notebook._notebook.server_identity=True"
+STAMP = "--ServerApp.jpserver_extensions=agui_notebook=True"  # the package's own extension point
 # The collaboration server saves the shared document itself; a page's own autosave of a notebook
 # made dirty by "Trust Notebook" then finds the file changed on disk and opens a modal dialog.
 NO_AUTOSAVE = {"@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False}}

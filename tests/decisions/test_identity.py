@@ -12,23 +12,33 @@ from agui_notebook._decisions.identity import Person, escaped, person_from_heade
 from agui_notebook._decisions.interrupts import PendingInterrupt
 
 
-def test_a_header_username_is_a_server_identity() -> None:
-    person = person_from_header({"username": "ada"}, kernel_user="jovyan")
+def test_a_stamped_header_username_is_a_server_identity() -> None:
+    person = person_from_header({"username": "ada"}, kernel_user="jovyan", attested=True)
     assert person == Person("ada", "server")
     assert person.shown == "ada"
 
 
+def test_a_username_the_server_did_not_stamp_is_only_a_claim() -> None:
+    person = person_from_header({"username": "ada", "display_name": "Ada"}, kernel_user="jovyan")
+    assert (person.username, person.identity, person.display_name) == ("jovyan", "kernel", None)
+    assert person.note is not None
+    assert "names 'ada'" in person.note and "jupyter server extension enable" in person.note
+
+
 def test_a_display_name_from_the_header_or_the_kernels_mapping() -> None:
     stamped = person_from_header(
-        {"username": "ada", "display_name": "Ada Lovelace"}, kernel_user="jovyan"
+        {"username": "ada", "display_name": "Ada Lovelace"}, kernel_user="jovyan", attested=True
     )
     assert stamped.shown == "Ada Lovelace"
     mapped = person_from_header(
-        {"username": "ada"}, kernel_user="jovyan", display_names={"ada": "Ada L."}
+        {"username": "ada"}, kernel_user="jovyan", display_names={"ada": "Ada L."}, attested=True
     )
     assert mapped.shown == "Ada L."
     bad = person_from_header(
-        {"username": "ada", "display_name": "Ada\u202e"}, kernel_user="k", display_names={}
+        {"username": "ada", "display_name": "Ada\u202e"},
+        kernel_user="k",
+        display_names={},
+        attested=True,
     )
     assert bad.shown == "ada"  # a display name with a bidi override is dropped, not shown
 
@@ -48,7 +58,7 @@ def test_a_display_name_from_the_header_or_the_kernels_mapping() -> None:
     ],
 )
 def test_no_usable_name_falls_back_to_the_kernel_and_says_why(header: object, why: str) -> None:
-    person = person_from_header(header, kernel_user="jovyan")  # type: ignore[arg-type]
+    person = person_from_header(header, kernel_user="jovyan", attested=True)  # type: ignore[arg-type]
     assert (person.username, person.identity) == ("jovyan", "kernel")
     assert person.note is not None and why in person.note
 

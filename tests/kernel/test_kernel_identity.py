@@ -22,6 +22,8 @@ import os, json, getpass
 os.environ.pop("AGUI_NOTEBOOK_POLICY", None)
 os.environ["AGUI_NOTEBOOK_STORE"] = "off"
 os.environ["AGUI_NOTEBOOK_DISPLAY_NAMES"] = json.dumps({"ada": "Ada Lovelace"})
+# What a Jupyter server with agui_notebook's extension tells its kernels: it stamps usernames.
+os.environ["AGUI_NOTEBOOK_SERVER_IDENTITY"] = "stamped"
 from agui_notebook import Agent
 """
 
@@ -93,6 +95,23 @@ def test_a_header_without_a_usable_name_falls_back_to_the_kernel(kernel: Kernel)
     assert (entry["decided_by"], entry["identity"]) == (kernel_user, "kernel")
     assert "control or bidi characters (ad\\u202ea)" in entry["identity_note"]
     assert "OUTCOME success you" in out
+
+
+def test_a_name_no_server_stamped_is_only_a_claim(kernel: Kernel) -> None:
+    kernel.run('os.environ.pop("AGUI_NOTEBOOK_SERVER_IDENTITY")')
+    try:
+        cell = kernel.start(SEND.format(approvals=1, amount=14))
+        comm, card = kernel.wait_for_card()
+        kernel.click(comm, card, username="ada", request_id="claim")
+        assert _ack(kernel, "claim")["accepted"] is True
+        kernel.pump(lambda: cell in kernel.idle, 90, "the cell did not finish")
+    finally:
+        kernel.run('os.environ["AGUI_NOTEBOOK_SERVER_IDENTITY"] = "stamped"')
+    out = kernel.output(cell)
+    [entry] = _audit(out)
+    kernel_user = out.split("KERNEL ", 1)[1].split()[0]
+    assert (entry["decided_by"], entry["identity"]) == (kernel_user, "kernel")
+    assert "names 'ada'" in entry["identity_note"] and "does not stamp" in entry["identity_note"]
 
 
 def test_four_eyes_two_people_one_resume(kernel: Kernel) -> None:

@@ -241,6 +241,7 @@ def test_the_clickers_header_username_names_them_on_ipykernel_6(kernel6: Kernel)
     assert not error and "TURN interrupt" in out, (out, error)
     kernel6.pump(lambda: any(c["status"] == "pending" for c in kernel6.cards.values()))
     [card] = [c for c in kernel6.cards.values() if c["status"] == "pending"]
+    kernel6.run('import os\nos.environ["AGUI_NOTEBOOK_SERVER_IDENTITY"] = "stamped"')
     kernel6.click(card, "k6-ada", username="ada")
     kernel6.pump(lambda: any(a.get("requestId") == "k6-ada" for a in kernel6.acks))
     out, error, _ = kernel6.run(

@@ -18,6 +18,7 @@ from jupyter_server.services.kernels.connection.base import (
 )
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 
+import agui_notebook
 from agui_notebook._notebook import server_identity
 from agui_notebook._notebook.server_identity import (
     ENV,
@@ -105,6 +106,10 @@ def test_the_extension_swaps_jupyter_servers_connection_and_tells_the_kernels(
 ) -> None:
     monkeypatch.delenv(ENV, raising=False)
     app = _serverapp(ZMQChannelsWebsocketConnection)
+    # `jupyter server extension enable agui_notebook` finds the package's point, which names this.
+    assert agui_notebook._jupyter_server_extension_points() == [
+        {"module": "agui_notebook._notebook.server_identity"}
+    ]
     assert server_identity._jupyter_server_extension_points() == [
         {"module": "agui_notebook._notebook.server_identity"}
     ]
