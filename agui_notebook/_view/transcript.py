@@ -370,8 +370,11 @@ def _audit_lines(audit: Sequence[Any]) -> list[Line]:
         except (KeyError, TypeError, AttributeError, ValueError):
             text = json_text(record)
         lines.append(Line(clean(text)))
-    # No chain head here: it differs on every run, and these forms must not (nbval); the
-    # records keep it (``auditHead``), in the widget's state the notebook saves.
+        # The head to publish, as audit_text() shows it: a saved notebook read without a kernel
+        # still says which head each decision left (it differs on every run: nbval masks it).
+        head = audit_head_line(record)
+        if head is not None:
+            lines.append(Line(clean(head)))
     return lines
 
 
