@@ -225,6 +225,11 @@ def test_the_marimo_tutorial_with_a_click(
     expect(send.locator(".agui-assistant").last).to_contain_text(
         "Transferred 500.00 USD", timeout=WAIT_MS
     )
+    # The answer's text streams before its run ends; until then the thread still holds the
+    # interrupt, and the cell below would (rightly) say to decide first. Wait for the turn's end.
+    expect(send.locator(".agui-status").first).to_have_attribute(
+        "data-status", "idle", timeout=WAIT_MS
+    )
     run_cell(last)
     expect(last).to_contain_text("completed: True | decided by: you", timeout=WAIT_MS)
     assert_clean(page_log)
