@@ -174,7 +174,9 @@ def wait_for(check: Any, what: str, timeout: float) -> Any:
     raise TimeoutError(f"no {what} after {timeout:.0f} s")
 
 
-def phase(page: Page, cell: Locator, marks: Path, rounds: int, timeout: float) -> list[dict[str, Any]]:
+def phase(
+    page: Page, cell: Locator, marks: Path, rounds: int, timeout: float
+) -> list[dict[str, Any]]:
     """Approve ``rounds`` cards in ``cell``; per card its kernel mark and its page record."""
     marks.write_text("")
     measured: list[dict[str, Any]] = []
