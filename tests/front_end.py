@@ -32,6 +32,9 @@ class FakeHost:
         #: Whether the header's username is the server's stamp (a server running agui_notebook's
         #: extension), as the tests' clicks are unless a test says otherwise.
         self.attested = True
+        #: Set to a list to play a running cell: after_this_cell() keeps each callback there
+        #: (the test calls them to end the cell); None: no cell, after_this_cell() says False.
+        self.cell_ends: list[Callable[[], None]] | None = None
 
     def support(self) -> KernelSupport:
         return self.supports
@@ -47,7 +50,10 @@ class FakeHost:
         self.updates.append((display_id, data["text/plain"]))
 
     def after_this_cell(self, callback: Callable[[], None]) -> bool:
-        return False
+        if self.cell_ends is None:
+            return False
+        self.cell_ends.append(callback)
+        return True
 
     def click_header(self) -> dict[str, Any] | None:
         return self.header

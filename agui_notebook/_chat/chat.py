@@ -127,6 +127,8 @@ class Chat:
         self._restored: Card | None = None
         self._shown: set[int] = set()  # views on screen (ids), so none is shown twice
         self._said_declared = False  # the capabilities notice, once per chat
+        #: Views whose display is updated when the running cell ends (ids).
+        self._display_due: set[int] = set()
         journal = thread.journal
         if thread.runs and journal is not None and hasattr(journal, "chat_audit"):
             self.deck.audit = journal.chat_audit(thread)  # decisions kept from earlier sessions
@@ -212,7 +214,7 @@ class Chat:
                 self.background = asyncio.ensure_future(self._background(view, result, start))
                 self._update_display(view)  # the cell ends here: its output says the card waits
                 return self._result(result, start)
-            final = await self._finish(view, result, start)
+            final = await self._finish(view, result, start, in_cell=True)
             self.background = (
                 None  # an earlier turn in the background has ended: this one is latest
             )
@@ -234,8 +236,13 @@ class Chat:
         with self._turn(view):
             return await self._finish(view, result, start)
 
-    async def _finish(self, view: ChatView, result: RunResult, start: int) -> ChatResult:
-        """Answer interrupts and take surface actions until the turn rests; then end it."""
+    async def _finish(
+        self, view: ChatView, result: RunResult, start: int, *, in_cell: bool = False
+    ) -> ChatResult:
+        """Answer interrupts and take surface actions until the turn rests; then end it.
+
+        ``in_cell``: the turn is the running cell's own (``send()``), so its display is updated
+        once, when the cell ends (:meth:`_update_display_when_cell_ends`)."""
         try:
             for _ in range(MAX_FOLLOW_UPS + 1):
                 while result.outcome == "interrupt":
@@ -253,7 +260,10 @@ class Chat:
             self.surfaces.end_turn(view)
         view.status = "idle"
         view.outcome = result.outcome
-        self._update_display(view)
+        if in_cell:
+            self._update_display_when_cell_ends(view)
+        else:
+            self._update_display(view)
         final = self._result(result, start)
         if final.timed_out:
             warnings.warn(final.warnings[-1], UserWarning, stacklevel=2)
@@ -545,6 +555,25 @@ class Chat:
             view.outcome = "error"
             self._update_display(view)
             raise
+
+    def _update_display_when_cell_ends(self, view: ChatView) -> None:
+        """Update ``view``'s display once, when the running cell ends (now where no cell can say).
+
+        A cell looping over turns in one view would otherwise re-send the whole transcript's text
+        forms after every turn, and each re-sent display makes JupyterLab build a new view of the
+        widget (all its items) while the old one stays subscribed: O(turns) views, each redrawn on
+        every push. The text forms only matter once the cell is done (a saved notebook, nbval).
+        """
+        if view.display_id is None or id(view) in self._display_due:
+            return
+        self._display_due.add(id(view))
+
+        def update() -> None:
+            self._display_due.discard(id(view))
+            self._update_display(view)
+
+        if not self.host.after_this_cell(update):
+            update()
 
     def _update_display(self, view: ChatView) -> None:
         """Re-send the view's display (the output its display id names): new text forms, same

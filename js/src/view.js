@@ -72,6 +72,8 @@ export function render({ model, el }) {
   const ticker = createTicker();
   /** @type {Map<string, Entry>} */
   const entries = new Map();
+  /** The item each entry last drew, by key. @type {Map<string, unknown>} */
+  const drawn = new Map();
   /** @type {Map<string, {handleAck(msg: any): void}>} */
   const requests = new Map();
   /** @type {Env} */
@@ -183,8 +185,10 @@ export function render({ model, el }) {
       seen.add(key);
       let entry = entries.get(key);
       try {
-        if (entry) entry.update(item);
-        else {
+        // An item of a page that did not change is the same object as last time: nothing to
+        // redraw (a push redraws O(page) entries, not the whole transcript).
+        if (entry && drawn.get(key) !== item) entry.update(item);
+        else if (!entry) {
           entry = createEntry(kind, item);
           entries.set(key, entry);
         }
@@ -194,6 +198,7 @@ export function render({ model, el }) {
         entry = unknownEntry(item, kind);
         entries.set(key, entry);
       }
+      drawn.set(key, item);
       rows.push({ item, entry });
     });
     for (const [key, entry] of entries) {
@@ -201,6 +206,7 @@ export function render({ model, el }) {
         entry.destroy();
         entry.node.remove();
         entries.delete(key);
+        drawn.delete(key);
       }
     }
     // Move only what is out of place: moving a node would drop focus inside it.
@@ -266,6 +272,7 @@ export function render({ model, el }) {
     stopLook();
     for (const entry of entries.values()) entry.destroy();
     entries.clear();
+    drawn.clear();
     requests.clear();
     root.remove();
   };

@@ -216,6 +216,24 @@ describe("items held in pages (child models the pages trait refers to)", () => {
     expect(ids(el)).toEqual(["u1", "a1"]);
   });
 
+  it("a page's change redraws that page's entries only, not the unchanged pages'", async () => {
+    const { models, widget_manager } = pagesOf({
+      p1: [{ kind: "assistant", id: "a1", text: "kept" }],
+      p2: [{ kind: "notice", id: "n1", text: "three" }],
+    });
+    const { el, model } = mount({});
+    Object.assign(model, { widget_manager });
+    model.set("pages", ["IPY_MODEL_p1", "IPY_MODEL_p2"]);
+    await flush();
+    const text = /** @type {HTMLElement} */ (el.querySelector(".agui-assistant .agui-text"));
+    text.firstChild && (/** @type {Text} */ (text.firstChild).data = "marked"); // an update would reset it
+    models.p2.set("items", [{ kind: "notice", id: "n1", text: "three!" }]);
+    expect(el.querySelector(".agui-notice")?.textContent).toBe("three!");
+    expect(text.textContent).toBe("marked"); // p1's item is the same object: not redrawn
+    models.p1.set("items", [{ kind: "assistant", id: "a1", text: "kept" }]); // a new object
+    expect(text.textContent).toBe("kept");
+  });
+
   it("a page that cannot be read leaves the others shown", async () => {
     const { widget_manager } = pagesOf({ p1: [{ kind: "user", id: "u1", text: "one" }] });
     const { el, model } = mount({});

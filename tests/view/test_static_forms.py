@@ -134,6 +134,26 @@ async def test_the_display_is_updated_once_when_the_turn_ends(fake_host: FakeHos
     assert len(updates) == 1 and updates[0][1].startswith("Status: error\n")
 
 
+async def test_turns_in_one_cell_update_the_display_once_when_the_cell_ends(
+    fake_host: FakeHost,
+) -> None:
+    """Re-sent after every turn, the text forms would make JupyterLab build the widget's view
+    again each time (bench/first_paint.py): a cell's turns update its display once, at its end."""
+    fake_host.cell_ends = []
+    chat = Agent.demo(text_delay=0).chat(policy=policies.approve_all())
+    view = chat._new_view(show=False)
+    view.display_id = "agui-chat-1"
+    for message in (TRANSFER, "What can you do?", TRANSFER):
+        await asyncio.wait_for(chat.send(message), 30)
+    assert fake_host.updates == [] and len(fake_host.cell_ends) == 1
+    fake_host.cell_ends.pop()()
+    assert fake_host.updates == [("agui-chat-1", bundle(view)["text/plain"])]
+    assert fake_host.updates[0][1].startswith("Status: finished\n")
+    assert fake_host.updates[0][1].count("Decision: approved") == 2
+    await asyncio.wait_for(chat.send("What can you do?"), 30)  # the next cell's turn
+    assert len(fake_host.cell_ends) == 1
+
+
 async def test_activities_and_surfaces_read_as_the_view_draws_them() -> None:
     agent = Agent.demo(text_delay=0)
     checks = agent.chat()
