@@ -101,6 +101,8 @@ class StoreBackend(Protocol):
 
     def thread_audit(self, agent_url: str, thread_id: str) -> list[AuditEntry]: ...
 
+    def thread_links(self, agent_url: str, thread_id: str) -> list[ChainLink]: ...
+
     # -- copying a whole store (``agui-notebook store copy``) ---------------------------------
 
     def is_empty(self) -> bool:

@@ -13,7 +13,7 @@ import contextlib
 import functools
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -21,7 +21,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .._decisions.interrupts import PendingInterrupt, parse_expiry
 from .._protocol.secrets import Scrubber
-from .._protocol.wire import MESSAGE, ContentPart, UserMessage
+from .._protocol.wire import MESSAGE, ContentPart, Message, UserMessage
 from .._state.reducer import ThreadSnapshot, ToolCallInfo
 
 __all__ = [
@@ -319,14 +319,77 @@ def _part_adapter() -> TypeAdapter[Any]:
     return TypeAdapter(ContentPart)
 
 
+_TOOL_CALL_FIELDS = frozenset(f.name for f in fields(ToolCallInfo))
+# Each field's default, in field order (a required one's placeholder is always overwritten).
+_TOOL_CALL_DEFAULTS = {f.name: f.default for f in fields(ToolCallInfo)}
+_TOOL_CALL_REQUIRED = frozenset(
+    f.name for f in fields(ToolCallInfo) if f.default is MISSING and f.default_factory is MISSING
+)
+# A call is rebuilt without its frozen __init__ (one object.__setattr__ per field: most of a
+# restore's tool-call time), which only applies defaults: none may need a factory.
+_TOOL_CALL_PLAIN = all(f.default_factory is MISSING for f in fields(ToolCallInfo))
+
+
 def _tool_call_from_json(data: Mapping[str, Any]) -> ToolCallInfo:
-    known = {f.name for f in fields(ToolCallInfo)}
-    values = {k: v for k, v in data.items() if k in known}
+    values = (
+        dict(data)
+        if data.keys() <= _TOOL_CALL_FIELDS
+        else {k: v for k, v in data.items() if k in _TOOL_CALL_FIELDS}
+    )
     result = values.get("result")
     if isinstance(result, list):  # content parts: back into their models, when they still parse
         with contextlib.suppress(ValidationError):
             values["result"] = [_part_adapter().validate_python(p) for p in result]
-    return ToolCallInfo(**values)
+    return new_tool_call(values)
+
+
+def new_tool_call(values: dict[str, Any]) -> ToolCallInfo:
+    """``ToolCallInfo(**values)`` (``values``: field names only), built without calling the
+    dataclass's ``__init__``; a missing required field raises its TypeError as before
+    (tests/store/test_decode_messages.py holds the two to the same result)."""
+    if not _TOOL_CALL_PLAIN or not values.keys() >= _TOOL_CALL_REQUIRED:
+        return ToolCallInfo(**values)
+    call = object.__new__(ToolCallInfo)
+    state = call.__dict__
+    state.update(_TOOL_CALL_DEFAULTS)
+    state.update(values)
+    return call
+
+
+@functools.cache
+def _messages_adapter() -> TypeAdapter[list[Any]]:
+    return TypeAdapter(list[Message])
+
+
+def decode_messages(text: str, warnings: list[str]) -> dict[str, Any]:
+    """A stored thread's messages by id. The whole text is parsed and validated in one pass of
+    pydantic's JSON validator (what a thread this client wrote takes); any error there, and the
+    text is read message by message (:func:`decode_messages_one_by_one`), which leaves out what
+    does not validate with a warning. Both give the same messages for a text that validates
+    (tests/store/test_decode_messages.py holds them to it, differentially)."""
+    try:
+        models = _messages_adapter().validate_json(text)
+    except ValidationError:
+        return decode_messages_one_by_one(text, warnings)
+    restored: dict[str, Any] = {}
+    for message in models:
+        restored[message.id] = message
+    return restored
+
+
+def decode_messages_one_by_one(text: str, warnings: list[str]) -> dict[str, Any]:
+    """The general path: ``json.loads``, then each message validated on its own."""
+    restored: dict[str, Any] = {}
+    for n, data in enumerate(json.loads(text)):
+        try:
+            message = MESSAGE.validate_python(data)
+        except ValidationError as exc:  # written by an ag-ui-protocol with other message kinds
+            warnings.append(
+                f"stored message {n} could not be read ({exc.error_count()} errors); left out"
+            )
+            continue
+        restored[message.id] = message
+    return restored
 
 
 def decode_thread(
@@ -340,16 +403,7 @@ def decode_thread(
 ) -> RestoredThread:
     """A stored thread back into the pieces a Thread holds; raises ValueError when unreadable."""
     warnings: list[str] = []
-    restored: dict[str, Any] = {}
-    for n, data in enumerate(json.loads(messages)):
-        try:
-            message = MESSAGE.validate_python(data)
-        except ValidationError as exc:  # written by an ag-ui-protocol with other message kinds
-            warnings.append(
-                f"stored message {n} could not be read ({exc.error_count()} errors); left out"
-            )
-            continue
-        restored[message.id] = message
+    restored = decode_messages(messages, warnings)
     calls = {c["id"]: _tool_call_from_json(c) for c in json.loads(tool_calls)}
     snapshot = ThreadSnapshot(messages=restored, state=json.loads(state), tool_calls=calls)
     interrupts = [_interrupt_from_json(p) for p in json.loads(pending)]
@@ -439,7 +493,10 @@ def summary_from_row(
     last_status: str | None,
     title: str | None,
 ) -> ThreadSummary:
-    return ThreadSummary(
+    # Built without the frozen dataclass's __init__ (one object.__setattr__ per field), which
+    # checks nothing: a listing of 10,000 threads costs what reading them does (issue 28).
+    summary = object.__new__(ThreadSummary)
+    summary.__dict__.update(
         id=id,
         agent_url=agent_url,
         created_at=datetime.fromisoformat(created_at),
@@ -449,3 +506,4 @@ def summary_from_row(
         last_status=last_status,
         title=title,
     )
+    return summary

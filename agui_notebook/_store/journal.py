@@ -449,7 +449,7 @@ class Journal:
             entries = store.thread_audit(self.agent_url, thread.id)
             links = [
                 item
-                for item in store.audit_links()
+                for item in store.thread_links(self.agent_url, thread.id)
                 if item.record.get("thread_id") == thread.id
                 and item.record.get("agent_url") == self.agent_url
             ]

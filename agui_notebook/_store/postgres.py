@@ -583,6 +583,17 @@ class PostgresStore:
         """(records checked, the first break or None)."""
         return verify_chain(self.audit_links(), head=self.audit_head())
 
+    def thread_links(self, agent_url: str, thread_id: str) -> list[ChainLink]:
+        """One thread's audit records in storage order, as stored (by the thread's index: a
+        restored chat's chain heads without reading the whole log)."""
+        rows = self._read(
+            "read a thread's audit records",
+            f"SELECT seq, record, prev_hash, hash FROM {SCHEMA}.audit "
+            "WHERE agent_url = %s AND thread_id = %s ORDER BY seq",
+            (agent_url, thread_id),
+        )
+        return [_chain_link(*row) for row in rows]
+
     def thread_audit(self, agent_url: str, thread_id: str) -> list[AuditEntry]:
         rows = self._read(
             "read a thread's audit records",

@@ -400,6 +400,17 @@ class Store:
         """(records checked, the first break or None)."""
         return verify_chain(self.audit_links(), head=self.audit_head())
 
+    def thread_links(self, agent_url: str, thread_id: str) -> list[ChainLink]:
+        """One thread's audit records in storage order, as stored (by the thread's index: a
+        restored chat's chain heads without reading the whole log)."""
+        rows = self._read(
+            "read a thread's audit records",
+            "SELECT seq, record, prev_hash, hash FROM audit "
+            "WHERE agent_url = ? AND thread_id = ? ORDER BY seq",
+            (agent_url, thread_id),
+        )
+        return [_chain_link(*row) for row in rows]
+
     def thread_audit(self, agent_url: str, thread_id: str) -> list[AuditEntry]:
         rows = self._read(
             "read a thread's audit records",
