@@ -176,19 +176,7 @@ class CardDeck:
             )
             record["approval"] = True
             self.audit.append(record)
-        journal = self.thread.journal
-        record_attempt = getattr(journal, "record_attempt", None)
-        if record_attempt is not None:
-            record_attempt(
-                card.interrupts,
-                decisions,
-                thread_id=self.thread.id,
-                run_id=None,
-                time=datetime.now(timezone.utc),
-                decided_by=decided_by,
-                outcome=outcome,
-                person=person if decided_by == "you" else None,
-            )
+        self._store_attempt(card, decisions, decided_by, None, outcome, person)
         self._note_head(self.audit[len(self.audit) - len(entries) :])
         self.sync_audit(card.view)
         self.state(card, status="pending")
@@ -268,22 +256,36 @@ class CardDeck:
         outcome: str,
     ) -> None:
         """A resume that did not commit still was a decision: the store's audit log keeps it."""
-        journal = self.thread.journal
-        record_attempt = getattr(journal, "record_attempt", None)
-        if record_attempt is not None:
-            record_attempt(
-                card.interrupts,
-                decisions,
-                thread_id=self.thread.id,
-                run_id=run_id,
-                time=datetime.now(timezone.utc),
-                decided_by=decided_by,
-                outcome=outcome,
-                person=card.person if decided_by == "you" else None,
-            )
+        if self._store_attempt(card, decisions, decided_by, run_id, outcome, card.person):
             mine = [r for r in self.audit if r["card"] == card.id and not r.get("late")]
             self._note_head([r for r in mine if not r.get("approval")])
             self.sync_audit(card.view)
+
+    def _store_attempt(
+        self,
+        card: Card,
+        decisions: dict[str, Decision],
+        decided_by: str,
+        run_id: str | None,
+        outcome: str,
+        person: Person | None,
+    ) -> bool:
+        """The decision into the store's audit log (a person's name only for a person's click);
+        False when the thread keeps no store."""
+        record_attempt = getattr(self.thread.journal, "record_attempt", None)
+        if record_attempt is None:
+            return False
+        record_attempt(
+            card.interrupts,
+            decisions,
+            thread_id=self.thread.id,
+            run_id=run_id,
+            time=datetime.now(timezone.utc),
+            decided_by=decided_by,
+            outcome=outcome,
+            person=person if decided_by == "you" else None,
+        )
+        return True
 
     def mark_tools(self, card: Card, decisions: dict[str, Decision]) -> None:
         for interrupt in card.interrupts:
