@@ -439,7 +439,7 @@ class _Enforced:
     raw: dict[str, Any]
     out: dict[str, Any] | None = None
     stripped: list[str] | None = None
-    encoded: str | None = None  # out as compact JSON, once the body was encoded
+    encoded: bytes | None = None  # out as compact JSON, once the body was encoded
 
 
 class InputCache:
@@ -489,6 +489,9 @@ class _Run:
     pruned: list[str]  # the pruning warnings, as said
     stripped: list[str]  # the messages' stripping warnings, as said
     sent: list[dict[str, Any]] | None = None  # the body's "messages" list, as returned
+    #: (n, the JSON texts of ordered[:n] joined by ",", as bytes): handed on while the next run's
+    #: ordered list begins with this one's, so a long history is joined once, not every run.
+    joined: tuple[int, bytes] | None = None
 
 
 def _cached_enforce(
@@ -502,10 +505,12 @@ def _cached_enforce(
         entries = dict(last.entries)
         ordered, pruned = list(last.ordered), list(last.pruned)
         old: dict[object, _Enforced] = {}
+        joined = last.joined
     else:
         start = 0
         entries, ordered, pruned = {}, [], []
         old = last.entries if last is not None else {}
+        joined = None
     prefix = len(ordered)
     for i in range(start, len(messages)):
         message = messages[i]
@@ -554,7 +559,7 @@ def _cached_enforce(
     for entry, dumped in zip(fresh, out["messages"], strict=True):
         entry.out = dumped
     sent = out["messages"] = [e.out for e in ordered]
-    return out, _Run(list(messages), entries, ordered, pruned, stripped, sent)
+    return out, _Run(list(messages), entries, ordered, pruned, stripped, sent, joined)
 
 
 def enforce_run_input(
@@ -593,24 +598,26 @@ def encode_run_input(body: dict[str, Any], cache: InputCache) -> bytes:
         or body.get("messages") is not sent
     ):
         return json.dumps(body, separators=(",", ":")).encode()
-    texts = []
-    for entry in last.ordered:
+    done, joined = last.joined or (0, b"")
+    texts = [joined] if done else []
+    for entry in last.ordered[done:]:
         if entry.encoded is None:
-            entry.encoded = json.dumps(entry.out, separators=(",", ":"))
+            entry.encoded = json.dumps(entry.out, separators=(",", ":")).encode()
         texts.append(entry.encoded)
+    joined = b",".join(texts)
+    last.joined = (len(last.ordered), joined)
     # What the encoder writes for a dict of string keys: "{" key ":" value, joined by "," "}".
-    # Built as one list of pieces joined once: a long history is copied twice, not six times.
-    pieces: list[str] = []
+    pieces: list[bytes] = []
     sep = "{"
     for key, value in body.items():
-        pieces.append(sep + json.dumps(key) + ":")
+        pieces.append((sep + json.dumps(key) + ":").encode())
         sep = ","
         if key == "messages":
-            pieces += ("[", ",".join(texts), "]")
+            pieces += (b"[", joined, b"]")
         else:
-            pieces.append(json.dumps(value, separators=(",", ":")))
-    pieces.append("}" if pieces else "{}")
-    return "".join(pieces).encode()
+            pieces.append(json.dumps(value, separators=(",", ":")).encode())
+    pieces.append(b"}" if pieces else b"{}")
+    return b"".join(pieces)
 
 
 # -- chunk lanes -------------------------------------------------------------------------------
