@@ -1,21 +1,24 @@
 """A long chat's cost per turn: does the 1,000th turn cost what the 30th did? (issue 28)
 
-A chat with the in-process demo agent (``Agent.demo(text_delay=0)``, store off, a policy
-approving every card) runs ``--turns`` turns (default 1,000) in one view, as a chat in one cell
-does: plain questions, and every fifth turn a transfer whose tool call needs approval (the card,
-the policy's decision, the resumed run). The view is attached to a counting comm that encodes
-every message as a kernel would (as bench/widget_traffic.py does).
+A chat with the demo agent (``text_delay=0``, store off, a policy approving every card) runs
+``--turns`` turns (default 1,000) in one view, as a chat in one cell does: plain questions, and
+every fifth turn a transfer whose tool call needs approval (the card, the policy's decision, the
+resumed run). The view is attached to a counting comm that encodes every message as a kernel
+would (as bench/widget_traffic.py does).
 
-Printed: the process's CPU time per turn (``time.process_time()``) in the first and last
-``--window`` turns (default 30) and their ratio, twice: the whole process, and the client's share
-(the whole minus the demo agent's own synchronous work in the same process: parsing and
-validating the request it receives, twice, and scripting its reply, timed around those calls;
-a real agent runs elsewhere). The demo's log of requests is emptied after each turn (it keeps
-every request body: a test aid, not a chat's cost). Also the widget bytes per turn in both
+The agent runs in its own process (this file with ``--serve``: uvicorn on 127.0.0.1), as a real
+agent does, so the client process's CPU time is the client's alone: the demo validates the whole
+history it receives on every run, and in the same interpreter its garbage would be collected on
+the client's time (``--inline`` runs it in-process, ``Agent.demo()``, and subtracts the demo's
+synchronous work timed around its calls, which cannot take out that collection).
+
+Printed: the client process's CPU time per turn (``time.process_time()``) in the first and last
+``--window`` turns (default 30), their ratio, and the share of it spent collecting garbage; the
+server process's CPU per turn beside it (from /proc). Also the widget bytes per turn in both
 windows, and the kernel's memory at the end (RSS growth, the items' JSON size, the text held).
 Exit 1 when the client's last/first > 1.5 (the target of issue 28).
 
-    python bench/turns.py [--turns 1000] [--window 30] [--profile out.prof]
+    python bench/turns.py [--turns 1000] [--window 30] [--inline] [--profile out.prof]
 """
 
 from __future__ import annotations
@@ -26,8 +29,11 @@ import cProfile
 import gc
 import json
 import os
+import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from typing import Any
 
@@ -105,6 +111,72 @@ class ServerClock:
 SERVER = ServerClock()
 
 
+class GarbageClock:
+    """CPU time the process spends in the garbage collector (``gc.callbacks``)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._start = 0.0
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._start = time.process_time()
+        else:
+            self.seconds += time.process_time() - self._start
+
+
+GC = GarbageClock()
+
+
+def serve(port_file: str) -> None:
+    """The demo agent on a free loopback port (written to ``port_file``) until killed."""
+    import uvicorn
+
+    from agui_notebook.demo._app import DemoApp
+    from agui_notebook.demo._options import DemoOptions
+
+    app = DemoApp(DemoOptions(text_delay=0))
+
+    async def forgetful(scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await app(scope, receive, send)
+        finally:
+            app.requests.clear()  # every body kept is a test aid, not a chat's cost
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    with open(port_file + ".tmp", "w") as f:
+        f.write(str(sock.getsockname()[1]))
+    os.replace(port_file + ".tmp", port_file)
+    config = uvicorn.Config(forgetful, log_level="warning", lifespan="off")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+class ServerProcess:
+    """The demo agent in its own process, and its CPU time (utime + stime from /proc)."""
+
+    def __init__(self, tmp: str) -> None:
+        port_file = os.path.join(tmp, "port")
+        self.process = subprocess.Popen([sys.executable, __file__, "--serve", port_file])
+        deadline = time.monotonic() + 30
+        while not os.path.exists(port_file):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("the demo server did not start")
+            time.sleep(0.05)
+        with open(port_file) as f:
+            self.url = f"http://127.0.0.1:{f.read()}/"
+        self._tick = os.sysconf("SC_CLK_TCK")
+
+    def cpu(self) -> float:
+        with open(f"/proc/{self.process.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / self._tick
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
 def _rss() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -116,27 +188,36 @@ def message(turn: int) -> str:
     return f"What can you do for me? (question {turn})"
 
 
-async def chat_turns(turns: int) -> dict[str, Any]:
+async def chat_turns(turns: int, server: ServerProcess | None) -> dict[str, Any]:
     comm = Counter()
     original = comm_package.create_comm
     comm_package.create_comm = comm.create
     try:
-        agent = Agent.demo(text_delay=0, store=None)  # the default body limit holds 1,000 turns
+        if server is None:
+            agent = Agent.demo(text_delay=0, store=None)
+        else:
+            agent = Agent(server.url, store=None)
         chat = agent.chat(display=False, policy=approve_all())
         cpu: list[float] = []
-        server: list[float] = []
+        inline: list[float] = []  # the in-process demo's own work, to subtract
+        garbage: list[float] = []
+        remote: list[float] = []  # the server process's CPU
         sent: list[int] = []
         decided = 0
         gc.collect()
         rss_before = _rss()
         for turn in range(turns):
             before_bytes = comm.bytes
-            before_server = SERVER.seconds
+            before_inline, before_gc = SERVER.seconds, GC.seconds
+            before_remote = server.cpu() if server is not None else 0.0
             start = time.process_time()
             result = await chat.send(message(turn))
             cpu.append(time.process_time() - start)
-            server.append(SERVER.seconds - before_server)
-            agent.demo_app.requests.clear()
+            inline.append(SERVER.seconds - before_inline)
+            garbage.append(GC.seconds - before_gc)
+            remote.append(server.cpu() - before_remote if server is not None else 0.0)
+            if server is None:
+                agent.demo_app.requests.clear()
             sent.append(comm.bytes - before_bytes)
             decided += len(result.decisions)
             if result.outcome != "success":
@@ -146,7 +227,9 @@ async def chat_turns(turns: int) -> dict[str, Any]:
         items = view.item_list.snapshot()
         return {
             "cpu": cpu,
-            "server": server,
+            "inline": inline,
+            "garbage": garbage,
+            "remote": remote,
             "bytes": sent,
             "decided": decided,
             "views": len(chat.views),
@@ -167,39 +250,69 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=1_000)
     parser.add_argument("--window", type=int, default=30)
+    parser.add_argument("--inline", action="store_true", help="the demo in this process")
     parser.add_argument("--profile", help="write a cProfile of the whole chat to this file")
+    parser.add_argument("--serve", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve:
+        serve(args.serve)
+        return 0
     SERVER.install()
-    asyncio.run(chat_turns(10))  # warm-up: imports, validators, the demo's app
-    profiler = cProfile.Profile() if args.profile else None
-    wall = time.perf_counter()
-    if profiler:
-        profiler.enable()
-    out = asyncio.run(chat_turns(args.turns))
-    if profiler:
-        profiler.disable()
-        profiler.dump_stats(args.profile)
-    wall = time.perf_counter() - wall
+    gc.callbacks.append(GC)
+    with tempfile.TemporaryDirectory() as tmp:
+        server = None if args.inline else ServerProcess(tmp)
+        try:
+            asyncio.run(chat_turns(10, server))  # warm-up: imports, validators, the app
+            profiler = cProfile.Profile() if args.profile else None
+            wall = time.perf_counter()
+            if profiler:
+                profiler.enable()
+            out = asyncio.run(chat_turns(args.turns, server))
+            if profiler:
+                profiler.disable()
+                profiler.dump_stats(args.profile)
+            wall = time.perf_counter() - wall
+        finally:
+            if server is not None:
+                server.stop()
+    return report(args, out, wall, inline=args.inline)
+
+
+def report(args: argparse.Namespace, out: dict[str, Any], wall: float, *, inline: bool) -> int:
     w = args.window
-    first_cpu, last_cpu = out["cpu"][:w], out["cpu"][-w:]
-    first_b, last_b = out["bytes"][:w], out["bytes"][-w:]
-    a, b = statistics.mean(first_cpu), statistics.mean(last_cpu)
-    client = [c - s for c, s in zip(out["cpu"], out["server"], strict=True)]
-    ca, cb = statistics.mean(client[:w]), statistics.mean(client[-w:])
-    ratio = cb / ca
+    first, last = slice(0, w), slice(-w, None)
+
+    def mean_ms(values: list[float], part: slice) -> float:
+        return statistics.mean(values[part]) * 1e3
+
+    where = "in this process" if inline else "in its own process"
     print(
         f"turns: {args.turns} in {wall:.1f} s ({out['decided']} approvals, "
-        f"{out['messages']} messages, {out['views']} view)"
+        f"{out['messages']} messages, {out['views']} view; the demo agent {where})"
+    )
+    process = out["cpu"]
+    print(
+        f"process CPU per turn, first {w}: {mean_ms(process, first):7.2f} ms   "
+        f"last {w}: {mean_ms(process, last):7.2f} ms   "
+        f"({mean_ms(process, last) / mean_ms(process, first):.2f}x)"
+    )
+    client = [c - s for c, s in zip(process, out["inline"], strict=True)] if inline else process
+    ca, cb = mean_ms(client, first), mean_ms(client, last)
+    ratio = cb / ca
+    print(
+        f"client CPU per turn,  first {w}: {ca:7.2f} ms   last {w}: {cb:7.2f} ms"
+        f"   (medians {statistics.median(client[first]) * 1e3:.2f} -> "
+        f"{statistics.median(client[last]) * 1e3:.2f} ms)"
     )
     print(
-        f"process CPU per turn, first {w}: {a * 1e3:7.2f} ms   last {w}: {b * 1e3:7.2f} ms"
-        f"   ({b / a:.2f}x)"
+        f"  of which garbage collection: {mean_ms(out['garbage'], first):.2f} -> "
+        f"{mean_ms(out['garbage'], last):.2f} ms"
     )
-    print(
-        f"client CPU per turn,  first {w}: {ca * 1e3:7.2f} ms   last {w}: {cb * 1e3:7.2f} ms"
-        f"   (medians {statistics.median(client[:w]) * 1e3:.2f} -> "
-        f"{statistics.median(client[-w:]) * 1e3:.2f} ms)"
-    )
+    if not inline:
+        print(
+            f"server process CPU per turn: {mean_ms(out['remote'], first):.2f} -> "
+            f"{mean_ms(out['remote'], last):.2f} ms (information: the demo, not the client)"
+        )
     start = args.turns - w
 
     def kind(turns: range, approval: bool) -> float:
@@ -213,6 +326,7 @@ def main() -> int:
         " approval turns (card, decision, resumed run): "
         f"{kind(range(w), True) * 1e3:.2f} -> {kind(range(start, args.turns), True) * 1e3:.2f} ms"
     )
+    first_b, last_b = out["bytes"][first], out["bytes"][last]
     print(
         f"widget bytes per turn, first {w}: {statistics.mean(first_b):,.0f}   "
         f"last {w}: {statistics.mean(last_b):,.0f}   "
