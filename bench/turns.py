@@ -6,7 +6,7 @@ every fifth turn a transfer whose tool call needs approval (the card, the policy
 resumed run). The view is attached to a counting comm that encodes every message as a kernel
 would (as bench/widget_traffic.py does).
 
-The agent runs in its own process (this file with ``--serve``: uvicorn on 127.0.0.1), as a real
+The agent runs in its own process (bench/_demo_server.py: uvicorn on 127.0.0.1), as a real
 agent does, so the client process's CPU time is the client's alone: the demo validates the whole
 history it receives on every run, and in the same interpreter its garbage would be collected on
 the client's time (``--inline`` runs it in-process, ``Agent.demo()``, and subtracts the demo's
@@ -29,9 +29,7 @@ import cProfile
 import gc
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,6 +39,8 @@ import comm as comm_package
 from comm.base_comm import BaseComm
 
 os.environ.setdefault("AGUI_NOTEBOOK_STORE", "off")
+
+from _demo_server import DemoProcess
 
 import agui_notebook.demo._app as demo_app
 from agui_notebook import Agent
@@ -128,55 +128,6 @@ class GarbageClock:
 GC = GarbageClock()
 
 
-def serve(port_file: str) -> None:
-    """The demo agent on a free loopback port (written to ``port_file``) until killed."""
-    import uvicorn
-
-    from agui_notebook.demo._app import DemoApp
-    from agui_notebook.demo._options import DemoOptions
-
-    app = DemoApp(DemoOptions(text_delay=0))
-
-    async def forgetful(scope: Any, receive: Any, send: Any) -> None:
-        try:
-            await app(scope, receive, send)
-        finally:
-            app.requests.clear()  # every body kept is a test aid, not a chat's cost
-
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    with open(port_file + ".tmp", "w") as f:
-        f.write(str(sock.getsockname()[1]))
-    os.replace(port_file + ".tmp", port_file)
-    config = uvicorn.Config(forgetful, log_level="warning", lifespan="off")
-    uvicorn.Server(config).run(sockets=[sock])
-
-
-class ServerProcess:
-    """The demo agent in its own process, and its CPU time (utime + stime from /proc)."""
-
-    def __init__(self, tmp: str) -> None:
-        port_file = os.path.join(tmp, "port")
-        self.process = subprocess.Popen([sys.executable, __file__, "--serve", port_file])
-        deadline = time.monotonic() + 30
-        while not os.path.exists(port_file):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("the demo server did not start")
-            time.sleep(0.05)
-        with open(port_file) as f:
-            self.url = f"http://127.0.0.1:{f.read()}/"
-        self._tick = os.sysconf("SC_CLK_TCK")
-
-    def cpu(self) -> float:
-        with open(f"/proc/{self.process.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / self._tick
-
-    def stop(self) -> None:
-        self.process.kill()
-        self.process.wait()
-
-
 def _rss() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -188,7 +139,7 @@ def message(turn: int) -> str:
     return f"What can you do for me? (question {turn})"
 
 
-async def chat_turns(turns: int, server: ServerProcess | None) -> dict[str, Any]:
+async def chat_turns(turns: int, server: DemoProcess | None) -> dict[str, Any]:
     comm = Counter()
     original = comm_package.create_comm
     comm_package.create_comm = comm.create
@@ -252,15 +203,11 @@ def main() -> int:
     parser.add_argument("--window", type=int, default=30)
     parser.add_argument("--inline", action="store_true", help="the demo in this process")
     parser.add_argument("--profile", help="write a cProfile of the whole chat to this file")
-    parser.add_argument("--serve", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.serve:
-        serve(args.serve)
-        return 0
     SERVER.install()
     gc.callbacks.append(GC)
     with tempfile.TemporaryDirectory() as tmp:
-        server = None if args.inline else ServerProcess(tmp)
+        server = None if args.inline else DemoProcess(tmp)
         try:
             asyncio.run(chat_turns(10, server))  # warm-up: imports, validators, the app
             profiler = cProfile.Profile() if args.profile else None
