@@ -1,10 +1,12 @@
-"""RFC 6902 JSON Patch, all-or-nothing, with a fast path for the common single operation. Pure.
+"""RFC 6902 JSON Patch, all-or-nothing, with a copy-on-write fast path. Pure.
 
-Agents stream state as many one-operation patches (``replace /balance``). ``jsonpatch`` deep-copies
-the whole document and re-parses the pointer for each one, which dominated a run's cost. A single
-``add``/``replace``/``remove`` is applied here by copying only the containers on its path (the
-prior document is never mutated, so a failure leaves it intact); anything else, and any case the
-fast path does not fully understand, goes to ``jsonpatch``, which also words the errors.
+Agents stream state as many small patches (``replace /balance``). ``jsonpatch`` deep-copies the
+whole document for each one, so a state that grows (a list an agent appends to) made every delta
+cost the whole state: quadratic over a run. Patches of ``add``/``replace``/``remove`` operations
+are applied here by copying only the containers on each operation's path, once per patch (a
+container copied for an earlier operation of the same patch is changed in place); the prior
+document is never mutated, so a failure leaves it intact. Anything else, and any case the fast
+path does not fully understand, goes to ``jsonpatch``, which also words the errors.
 """
 
 from __future__ import annotations
@@ -22,15 +24,19 @@ class _Unsupported(Exception):
 
 def apply_patch(document: Any, patch: list[Any]) -> Any:
     """The patched document (a new object); raises jsonpatch/jsonpointer errors on failure."""
-    if len(patch) == 1:
+    if patch:
         try:
-            return _apply_one(document, patch[0])
+            owned: dict[int, Any] = {}  # the containers this patch copied (kept alive: ids hold)
+            root = document
+            for operation in patch:
+                root = _apply_one(root, operation, owned)
+            return root
         except _Unsupported:
             pass
     return jsonpatch.apply_patch(document, patch, in_place=False)
 
 
-def _apply_one(document: Any, operation: Any) -> Any:
+def _apply_one(document: Any, operation: Any, owned: dict[int, Any]) -> Any:
     if not isinstance(operation, dict):
         raise _Unsupported
     op = operation.get("op")
@@ -42,11 +48,11 @@ def _apply_one(document: Any, operation: Any) -> Any:
     if path[0] != "/" or "~" in path:
         raise _Unsupported  # escapes and odd pointers: leave them to jsonpatch
     tokens = path[1:].split("/")
-    root = _copy(document)
+    root = _own(document, owned)
     parent = root
     for token in tokens[:-1]:
         key = _key(parent, token, for_add=False)
-        child = _copy(parent[key])
+        child = _own(parent[key], owned)
         parent[key] = child
         parent = child
     last = tokens[-1]
@@ -75,12 +81,18 @@ def _apply_one(document: Any, operation: Any) -> Any:
     raise _Unsupported
 
 
-def _copy(value: Any) -> Any:
+def _own(value: Any, owned: dict[int, Any]) -> Any:
+    """``value`` itself when this patch copied it already, else a shallow copy it now owns."""
+    if id(value) in owned:
+        return value
     if isinstance(value, dict):
-        return dict(value)
-    if isinstance(value, list):
-        return list(value)
-    raise _Unsupported  # the path goes through a scalar: an error for jsonpatch to word
+        copied: Any = dict(value)
+    elif isinstance(value, list):
+        copied = list(value)
+    else:
+        raise _Unsupported  # the path goes through a scalar: an error for jsonpatch to word
+    owned[id(copied)] = copied
+    return copied
 
 
 def _key(container: Any, token: str, *, for_add: bool) -> Any:

@@ -1,5 +1,6 @@
-"""_patch.apply_patch (a copy-on-write fast path for one add/replace/remove) against jsonpatch,
-differentially: the same document or the same error class, and the input never mutated."""
+"""_patch.apply_patch (a copy-on-write fast path for add/replace/remove) against jsonpatch,
+differentially: the same document or the same error class, and neither the input document nor
+the patch's values ever mutated, for one operation and for several in one patch."""
 
 from __future__ import annotations
 
@@ -76,9 +77,14 @@ def reference(document: Any, patch: list[Any]) -> Any:
 
 
 def check(document: Any, op: dict[str, Any]) -> None:
-    before = copy.deepcopy(document)
-    assert outcome(apply_patch, document, [op]) == outcome(reference, document, [op])
+    check_patch(document, [op])
+
+
+def check_patch(document: Any, patch: list[Any]) -> None:
+    before, ops = copy.deepcopy(document), copy.deepcopy(patch)
+    assert outcome(apply_patch, document, patch) == outcome(reference, document, patch)
     assert document == before  # all-or-nothing: the prior document is never touched
+    assert patch == ops  # a value an operation inserts is not changed by a later one
 
 
 @MANY
@@ -86,6 +92,38 @@ def check(document: Any, op: dict[str, Any]) -> None:
 def test_one_operation_gives_what_jsonpatch_gives(data: st.DataObject) -> None:
     document = data.draw(DOCUMENT)
     check(document, data.draw(operation(document)))
+
+
+@MANY
+@given(st.data())
+def test_several_operations_give_what_jsonpatch_gives(data: st.DataObject) -> None:
+    document = data.draw(DOCUMENT)
+    patch: list[Any] = []
+    current = document
+    for _ in range(data.draw(st.integers(2, 5))):
+        op = data.draw(operation(current))
+        patch.append(op)
+        try:  # the next operation's paths are drawn from the document as it would be now
+            current = reference(current, [op])
+        except Exception:
+            pass
+    check_patch(document, patch)
+
+
+def test_several_operations_into_what_the_patch_added() -> None:
+    # The second operation goes into the object the first inserted: the patch's own value must
+    # not change (the event keeps it), and the result must match jsonpatch's.
+    value: dict[str, Any] = {"k": 1}
+    patch = [
+        {"op": "add", "path": "/x", "value": value},
+        {"op": "replace", "path": "/x/k", "value": 2},
+        {"op": "add", "path": "/list/-", "value": 3},
+        {"op": "remove", "path": "/list/0"},
+    ]
+    document = {"list": [1, 2]}
+    check_patch(document, patch)
+    assert apply_patch(document, patch) == {"x": {"k": 2}, "list": [2, 3]}
+    assert value == {"k": 1}
 
 
 def test_the_edges_give_what_jsonpatch_gives() -> None:
