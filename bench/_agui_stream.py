@@ -169,10 +169,117 @@ def text_state_events(n: int, per_message: int = 40) -> Iterator[dict[str, Any]]
     }
 
 
+# The realistic mix: what a model streams in a working session (issue 28).
+_PROSE = (
+    'The quarterly report shows revenue up 12% — driven by the "Atlas" line in Zürich and '
+    "São Paulo; costs fell where the new supplier took over.\nNext: reconcile the ledger, "
+    "check the FX rates (EUR→USD 1.08), and flag anything over €10,000 for review. 数据已更新 ✓ "
+)
+
+
+def _prose(k: int) -> str:
+    """A text delta of 20-200 characters (words, punctuation, escapes, non-ASCII)."""
+    size = 20 + (k * 37) % 181
+    start = (k * 53) % len(_PROSE)
+    return (_PROSE[start:] + _PROSE)[:size]
+
+
+def realistic_events(n: int) -> Iterator[dict[str, Any]]:
+    """Exactly ``n`` (>= 3) events of one valid run: text messages of 12 long deltas, a tool call
+    whose multi-KB JSON arguments arrive in 12 deltas with its result, and 4 state deltas of
+    several operations each on a nested state; blocks of 36 events."""
+    if n < 3:
+        raise ValueError("a run needs at least 3 events")
+    yield {"type": "RUN_STARTED", "threadId": THREAD_ID, "runId": RUN_ID, "protocolVersion": "1.1"}
+    yield {
+        "type": "STATE_SNAPSHOT",
+        "snapshot": {
+            "report": {"status": "draft", "sections": [], "totals": {"revenue": 0, "costs": 0}},
+            "progress": {"done": 0, "steps": ["collect", "reconcile", "review"]},
+        },
+    }
+    remaining = n - 3
+    block_size = (12 + 2) + (12 + 3) + 4  # 33
+    block = 0
+    while remaining >= block_size:
+        mid = f"msg-{block}"
+        yield {"type": "TEXT_MESSAGE_START", "messageId": mid, "role": "assistant"}
+        for k in range(12):
+            yield {
+                "type": "TEXT_MESSAGE_CONTENT",
+                "messageId": mid,
+                "delta": _prose(block * 12 + k),
+            }
+        yield {"type": "TEXT_MESSAGE_END", "messageId": mid}
+        tcid = f"call-{block}"
+        yield {
+            "type": "TOOL_CALL_START",
+            "toolCallId": tcid,
+            "toolCallName": "update_ledger",
+            "parentMessageId": mid,
+        }
+        args = json.dumps(
+            {
+                "ledger": "2026-Q4",
+                "entries": [
+                    {
+                        "account": f"{4000 + (block + i) % 97}",
+                        "amount": round(((block * 31 + i * 17) % 100_000) / 100, 2),
+                        "currency": "EUR" if i % 3 else "USD",
+                        "memo": _prose(block + i)[:60],
+                    }
+                    for i in range(24)
+                ],
+                "dryRun": block % 2 == 0,
+            },
+            ensure_ascii=False,
+        )
+        for piece in _split(args, 12):
+            yield {"type": "TOOL_CALL_ARGS", "toolCallId": tcid, "delta": piece}
+        yield {"type": "TOOL_CALL_END", "toolCallId": tcid}
+        yield {
+            "type": "TOOL_CALL_RESULT",
+            "messageId": f"result-{block}",
+            "toolCallId": tcid,
+            "content": json.dumps({"posted": 24, "balance": block * 1.5, "warnings": []}),
+            "role": "tool",
+        }
+        for k in range(4):
+            yield {
+                "type": "STATE_DELTA",
+                "delta": [
+                    {"op": "replace", "path": "/report/status", "value": f"step {block}.{k}"},
+                    {"op": "add", "path": "/report/sections/-", "value": {"id": f"s{block}.{k}"}},
+                    {"op": "replace", "path": "/report/totals/revenue", "value": block * 10 + k},
+                    {"op": "replace", "path": "/progress/done", "value": block * 4 + k},
+                ],
+            }
+        remaining -= block_size
+        block += 1
+    if remaining >= 3:
+        yield {"type": "TEXT_MESSAGE_START", "messageId": "msg-last", "role": "assistant"}
+        for k in range(remaining - 2):
+            yield {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-last", "delta": _prose(k)}
+        yield {"type": "TEXT_MESSAGE_END", "messageId": "msg-last"}
+    else:
+        for k in range(remaining):
+            yield {
+                "type": "STATE_DELTA",
+                "delta": [{"op": "replace", "path": "/progress/done", "value": k}],
+            }
+    yield {
+        "type": "RUN_FINISHED",
+        "threadId": THREAD_ID,
+        "runId": RUN_ID,
+        "outcome": {"type": "success"},
+    }
+
+
 #: The event mixes ``throughput.py`` measures: name -> (generator, default event count).
 MIXES: dict[str, tuple[Callable[[int], Iterator[dict[str, Any]]], int]] = {
     "project": (mixed_events, 100_000),
     "text+state": (text_state_events, 50_000),
+    "realistic": (realistic_events, 50_000),
 }
 
 
