@@ -176,45 +176,6 @@ describe("keyed reconciliation", () => {
   });
 });
 
-describe("a redraw after the items drawn last time (the tail only)", () => {
-  /** A deterministic pseudo-random sequence, so a failure replays. */
-  const random = (seed) => () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-  const shown = (/** @type {HTMLElement} */ el) =>
-    [...el.querySelectorAll(".agui-items > .agui-item")].map((n) => `${/** @type {HTMLElement} */ (n).dataset.itemId}:${n.textContent}`);
-
-  it("draws what a fresh view of the same items draws, whatever the changes", () => {
-    const next = random(7);
-    const { el, model } = mount({ items: [] });
-    /** @type {any[]} */
-    let items = [];
-    let counter = 0;
-    for (let step = 0; step < 80; step++) {
-      const r = next();
-      const at = Math.floor(next() * (items.length + 1));
-      if (r < 0.45 || items.length === 0) {
-        items = [...items, ...Array.from({ length: 1 + Math.floor(next() * 4) }, () => ({ kind: next() < 0.5 ? "user" : "assistant", id: `i${counter}`, text: `text ${counter++}` }))];
-      } else if (r < 0.7) {
-        const k = Math.min(at, items.length - 1);
-        items = [...items.slice(0, k), { ...items[k], text: `changed ${step}` }, ...items.slice(k + 1)];
-      } else if (r < 0.85) {
-        items = [...items.slice(0, at), ...items.slice(at + 1)];
-      } else if (r < 0.95) {
-        items = [...items.slice(0, at), { kind: "notice", id: `i${counter}`, text: `inserted ${counter++}` }, ...items.slice(at)];
-      } else {
-        items = [...items].reverse();
-      }
-      const kept = items.length ? el.querySelector(`[data-item-id="${items[0].id}"]`) : null;
-      model.set("items", items);
-      const fresh = mount({ items }).el;
-      expect(shown(el)).toEqual(shown(fresh));
-      fresh.remove();
-      if (kept && el.querySelector(`[data-item-id="${items[0].id}"]`)) {
-        expect(el.contains(kept)).toBe(true); // an entry is kept, not rebuilt
-      }
-    }
-  });
-});
-
 describe("items held in pages (child models the pages trait refers to)", () => {
   /** A widget manager over fake page models; get_model resolves on the next microtask. */
   const pagesOf = (/** @type {Record<string, any[]>} */ byId) => {
