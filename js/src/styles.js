@@ -8,9 +8,6 @@
  * the light end; JupyterLab's own middle shades (error-color1, success-color1, warn-color1) fail
  * AA on both. High contrast (VS Code's themes, prefers-contrast: more, forced-colors) drops the
  * muted greys and draws every border. tests/browser measures the ratios.
- *
- * A long transcript's items off screen are neither laid out nor painted (`content-visibility:
- * auto`, each keeping its last height): a new card costs one item's layout, not thousands'.
  */
 
 export const CSS = `
@@ -73,7 +70,6 @@ export const CSS = `
 @media (prefers-reduced-motion: reduce) { .agui-chat .agui-spinner { animation-duration: 3s; } }
 .agui-chat .agui-items { display: flex; flex-direction: column; gap: 6px; }
 .agui-chat .agui-item { padding: 6px 8px; border-radius: 4px; }
-.agui-chat .agui-items > .agui-item { content-visibility: auto; contain-intrinsic-block-size: auto 3em; }
 .agui-chat .agui-user { background: var(--agui-bg2); align-self: flex-end; max-width: 85%; }
 .agui-chat .agui-role { font-size: 0.85em; color: var(--agui-muted); }
 .agui-chat .agui-assistant { color: var(--agui-fg0); }

@@ -143,18 +143,8 @@ export function placeEntries(rows, top) {
  * @param {Map<HTMLElement, HTMLElement[]>} placed
  */
 export function arrange(placed) {
-  arrangeAfter(placed, null);
-}
-
-/**
- * {@link arrange}, with the nodes going after `after` (a child already in place) rather than
- * from the container's start.
- * @param {Map<HTMLElement, HTMLElement[]>} placed
- * @param {Node | null} after
- */
-export function arrangeAfter(placed, after) {
   for (const [container, nodes] of placed) {
-    let ref = after && after.parentNode === container ? after.nextSibling : container.firstChild;
+    let ref = container.firstChild;
     for (const node of nodes) {
       if (node === ref) ref = node.nextSibling;
       else container.insertBefore(node, ref);

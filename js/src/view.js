@@ -13,7 +13,7 @@ import { h } from "./dom.js";
 import { assistantEntry, errorEntry, noticeEntry, reasoningEntry, toolEntry, unknownEntry, userEntry } from "./items.js";
 import { runEndEntry } from "./runend.js";
 import { CSS } from "./styles.js";
-import { arrange, arrangeAfter, placeEntries, subagentEntry } from "./subagents.js";
+import { arrange, placeEntries, subagentEntry } from "./subagents.js";
 import { a2uiEntry } from "./surface.js";
 import { followPageLook } from "./theme.js";
 import { createTicker } from "./ticker.js";
@@ -173,81 +173,45 @@ export function render({ model, el }) {
     renderItems();
   };
 
-  // What the last redraw drew: its items, each row's key and entry, and where each key was.
-  /** @type {any[]} */
-  let lastItems = [];
-  /** @type {Array<{item: any, entry: Entry, key: string}>} */
-  let lastRows = [];
-  /** @type {Map<string, number>} */
-  let lastAt = new Map();
-  let grouped = false; // a subagent group or a grouped item among them: the full placement
-
-  /** @param {any} item */
-  const groups = (item) => isObj(item) && (item.kind === "subagent" || typeof item.subagent === "string");
-
-  /** @param {any} item @param {number} i @param {(key: string) => boolean} taken */
-  const drawRow = (item, i, taken) => {
-    const kind = isObj(item) && typeof item.kind === "string" ? item.kind : "unknown";
-    const id = isObj(item) ? item.id : undefined;
-    let key = typeof id === "string" || typeof id === "number" ? `${kind}\u0000${id}` : `\u0001${i}`;
-    while (taken(key)) key += "\u0000";
-    let entry = entries.get(key);
-    try {
-      // An item of a page that did not change is the same object as last time: nothing to
-      // redraw (a push redraws O(page) entries, not the whole transcript).
-      if (entry && drawn.get(key) !== item) entry.update(item);
-      else if (!entry) {
-        entry = createEntry(kind, item);
-        entries.set(key, entry);
-      }
-    } catch (e) {
-      console.error("agui-chat: could not render an item", e);
-      entry?.destroy();
-      entry = unknownEntry(item, kind);
-      entries.set(key, entry);
-    }
-    drawn.set(key, item);
-    return { item, entry, key };
-  };
-
   const renderItems = () => {
     const items = currentItems();
-    // The items the last redraw drew at the same places, as the same objects, are drawn and in
-    // place: only what follows them is looked at (a long transcript's push costs O(page)),
-    // unless subagent groups make placement depend on the whole list.
-    let same = 0;
-    if (!grouped) {
-      const n = Math.min(items.length, lastItems.length);
-      while (same < n && items[same] === lastItems[same]) same++;
+    const seen = new Set();
+    /** @type {Array<{item: any, entry: Entry}>} */
+    const rows = [];
+    items.forEach((item, i) => {
+      const kind = isObj(item) && typeof item.kind === "string" ? item.kind : "unknown";
+      const id = isObj(item) ? item.id : undefined;
+      let key = typeof id === "string" || typeof id === "number" ? `${kind}\u0000${id}` : `\u0001${i}`;
+      while (seen.has(key)) key += "\u0000";
+      seen.add(key);
+      let entry = entries.get(key);
+      try {
+        // An item of a page that did not change is the same object as last time: nothing to
+        // redraw (a push redraws O(page) entries, not the whole transcript).
+        if (entry && drawn.get(key) !== item) entry.update(item);
+        else if (!entry) {
+          entry = createEntry(kind, item);
+          entries.set(key, entry);
+        }
+      } catch (e) {
+        console.error("agui-chat: could not render an item", e);
+        entry?.destroy();
+        entry = unknownEntry(item, kind);
+        entries.set(key, entry);
+      }
+      drawn.set(key, item);
+      rows.push({ item, entry });
+    });
+    for (const [key, entry] of entries) {
+      if (!seen.has(key)) {
+        entry.destroy();
+        entry.node.remove();
+        entries.delete(key);
+        drawn.delete(key);
+      }
     }
-    const rows = lastRows.slice(0, same);
-    const at = new Map();
-    for (let i = same; i < items.length; i++) {
-      const row = drawRow(items[i], i, (key) => at.has(key) || (lastAt.get(key) ?? Infinity) < same);
-      at.set(row.key, i);
-      rows.push(row);
-    }
-    for (const { key } of lastRows.slice(same)) {
-      if (at.has(key)) continue;
-      const entry = entries.get(key);
-      entry?.destroy();
-      entry?.node.remove();
-      entries.delete(key);
-      drawn.delete(key);
-    }
-    for (const { key } of lastRows.slice(same)) lastAt.delete(key);
-    for (const [key, i] of at) lastAt.set(key, i);
-    grouped = rows.some((row) => groups(row.item));
-    if (grouped || same === 0) {
-      // Move only what is out of place: moving a node would drop focus inside it.
-      arrange(placeEntries(rows, list));
-    } else {
-      // No groups: the rows are the list's children in order; those before `same` are there.
-      const tail = new Map([[list, rows.slice(same).map((row) => row.entry.node)]]);
-      arrangeAfter(tail, rows[same - 1].entry.node);
-    }
-    lastItems = items;
-    lastRows = rows;
+    // Move only what is out of place: moving a node would drop focus inside it.
+    arrange(placeEntries(rows, list));
   };
 
   const renderStatus = () => {
