@@ -147,13 +147,8 @@ class ChatView(anywidget.AnyWidget):
     """The agent's shared state."""
     status = traitlets.Unicode("idle").tag(sync=True)
     """idle | running | waiting | sending | error."""
-    audit_pages: traitlets.List[ItemPage] = traitlets.List(traitlets.Instance(ItemPage)).tag(
-        sync=True, **ipywidgets.widget_serialization
-    )
-    """The audit records in pages, as :attr:`pages` holds the items: a decision sends its page."""
-    audit: traitlets.List[dict[str, Any]] = traitlets.List([])
-    """Decisions made in this turn (plain records, saved with the notebook's widget state
-    through :attr:`audit_pages`; setting it pages it)."""
+    audit: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
+    """Decisions made in this turn (plain records; saved with the notebook's widget state)."""
     outcome = traitlets.Unicode(None, allow_none=True).tag(sync=True)
     """How the turn ended: success | cancelled | interrupt | error | aborted; None until then."""
 
@@ -253,53 +248,33 @@ class ChatView(anywidget.AnyWidget):
 
     @traitlets.observe("items")
     def _items_changed(self, change: dict[str, Any]) -> None:
-        repaged = _paged(self.pages, change["new"], change["old"])
-        if repaged is not None:
-            self.pages = repaged
+        self._page(change["new"])
 
-    @traitlets.observe("audit")
-    def _audit_changed(self, change: dict[str, Any]) -> None:
-        repaged = _paged(self.audit_pages, change["new"], change["old"])
-        if repaged is not None:
-            self.audit_pages = repaged
+    def _page(self, items: list[dict[str, Any]]) -> None:
+        """Give each page its slice of ``items``; only a page whose slice changed is sent.
+
+        Items are replaced, never changed in place, so comparing a page's list with its new
+        slice is a pointer comparison for the items that stayed (done in C by ``list ==``).
+        """
+        pages = list(self.pages)
+        count = -(-len(items) // PAGE_SIZE)
+        for k in range(count):
+            chunk = items[k * PAGE_SIZE : (k + 1) * PAGE_SIZE]
+            if k < len(pages):
+                if pages[k].items != chunk:
+                    pages[k].items = chunk
+            else:
+                pages.append(ItemPage(items=chunk))
+        for page in pages[count:]:
+            page.close()
+        if len(pages) != len(self.pages) or count < len(pages):
+            self.pages = pages[:count]
 
     def close(self) -> None:
         """Close the view and its pages."""
-        for page in (*self.pages, *self.audit_pages):
+        for page in self.pages:
             page.close()
         super().close()
-
-
-def _paged(
-    pages: list[ItemPage], items: list[dict[str, Any]], old: Any = None
-) -> list[ItemPage] | None:
-    """Give each page its slice of ``items``; only a page whose slice changed is sent. Returns
-    the new list of pages when pages were added or dropped, else None.
-
-    Records are replaced, never changed in place, so comparing a page's list with its new
-    slice is a pointer comparison for the records that stayed (done in C by ``list ==``). When
-    the full pages ``old`` (the list the pages hold now) and ``items`` share are equal, one such
-    comparison clears them all and only the pages after them are looked at: a push at the end
-    of a long transcript costs O(page) in Python.
-    """
-    pages = list(pages)
-    held = len(pages)
-    count = -(-len(items) // PAGE_SIZE)
-    start = 0
-    if isinstance(old, list):
-        full = min(len(old), len(items)) // PAGE_SIZE * PAGE_SIZE
-        if full and old[:full] == items[:full]:
-            start = min(full // PAGE_SIZE, held)
-    for k in range(start, count):
-        chunk = items[k * PAGE_SIZE : (k + 1) * PAGE_SIZE]
-        if k < len(pages):
-            if pages[k].items != chunk:
-                pages[k].items = chunk
-        else:
-            pages.append(ItemPage(items=chunk))
-    for page in pages[count:]:
-        page.close()
-    return pages[:count] if len(pages) != held or count < len(pages) else None
 
 
 def stack(views: list[ChatView]) -> ipywidgets.VBox:

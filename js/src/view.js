@@ -7,7 +7,6 @@
  */
 import { activityEntry } from "./activity.js";
 import { renderAudit } from "./audit.js";
-import { pagedList } from "./pages.js";
 import { cardEntry } from "./card.js";
 import { h } from "./dom.js";
 import { assistantEntry, errorEntry, noticeEntry, reasoningEntry, toolEntry, unknownEntry, userEntry } from "./items.js";
@@ -229,21 +228,13 @@ export function render({ model, el }) {
   };
 
   const renderAuditBox = () => {
-    const a = auditRecords.current();
-    const n = a.length;
+    const a = model.get("audit");
+    const n = Array.isArray(a) ? a.length : 0;
     auditBox.hidden = n === 0;
     auditSummary.textContent = `Audit (${n})`;
     if (n > 0) renderAudit(a, auditBody, auditTree);
     else auditBody.replaceChildren();
   };
-
-  // The audit records in pages, as the items are: a decision sends only the page it changed.
-  const auditRecords = pagedList(model, {
-    pagesKey: "audit_pages",
-    wholeKey: "audit",
-    what: "the audit",
-    onChange: renderAuditBox,
-  });
 
   /** @param {any} msg */
   const onMsg = (msg) => {
@@ -257,14 +248,13 @@ export function render({ model, el }) {
   renderStatus();
   syncPages();
   renderState();
-  auditRecords.sync();
+  renderAuditBox();
   model.on("change:items", renderItems);
   model.on("change:pages", syncPages);
   model.on("change:status", renderStatus);
   model.on("change:outcome", renderStatus);
   model.on("change:state", renderState);
   model.on("change:audit", renderAuditBox);
-  model.on("change:audit_pages", auditRecords.sync);
   model.on("msg:custom", onMsg);
 
   return () => {
@@ -277,8 +267,6 @@ export function render({ model, el }) {
     model.off("change:outcome", renderStatus);
     model.off("change:state", renderState);
     model.off("change:audit", renderAuditBox);
-    model.off("change:audit_pages", auditRecords.sync);
-    auditRecords.dispose();
     model.off("msg:custom", onMsg);
     ticker.stop();
     stopLook();

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 const SRC = resolve(import.meta.dirname, "../src");
 /** @type {Record<string, number>} */
 const RANK = {
-  types: 0, util: 0, dom: 0, ticker: 0, styles: 0, theme: 0, pages: 0,
+  types: 0, util: 0, dom: 0, ticker: 0, styles: 0, theme: 0,
   tree: 1, schema: 1, a2ui: 1, image: 1,
   forms: 2, diff: 2, audit: 2, "a2ui-components": 2, parts: 2,
   editor: 3, items: 3,

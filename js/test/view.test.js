@@ -245,30 +245,4 @@ describe("items held in pages (child models the pages trait refers to)", () => {
     expect(errors).toHaveBeenCalled();
     errors.mockRestore();
   });
-
-  it("shows the audit held in pages, follows a page's change and a new page", async () => {
-    const { models, widget_manager } = pagesOf({
-      a1: [{ tool: "transfer_money", decision: "approve" }],
-      a2: [{ tool: "delete_file", decision: "reject" }],
-    });
-    const { el, model } = mount({});
-    Object.assign(model, { widget_manager });
-    const audit = /** @type {HTMLDetailsElement} */ (el.querySelector("details.agui-audit"));
-    expect(audit.hidden).toBe(true);
-    model.set("audit_pages", ["IPY_MODEL_a1"]);
-    await flush();
-    expect(audit.hidden).toBe(false);
-    expect(audit.querySelector("summary")?.textContent).toBe("Audit (1)");
-    models.a1.set("items", [{ tool: "transfer_money", decision: "approve", outcome: "resumed" }]);
-    expect([...audit.querySelectorAll("th")].map((n) => n.textContent)).toEqual(["tool", "decision", "outcome"]);
-    model.set("audit_pages", ["IPY_MODEL_a1", "IPY_MODEL_a2"]);
-    await flush();
-    expect(audit.querySelector("summary")?.textContent).toBe("Audit (2)");
-    expect(audit.querySelector("tbody")?.textContent).toContain("delete_file");
-  });
-
-  it("a saved view without audit pages shows its own audit", () => {
-    const { el } = mount({ audit: [{ tool: "transfer_money", decision: "approve" }] });
-    expect(el.querySelector("details.agui-audit summary")?.textContent).toBe("Audit (1)");
-  });
 });

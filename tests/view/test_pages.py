@@ -46,11 +46,11 @@ class FrontEnd:
 
         return Recording(**kwargs)
 
-    def items(self, view_id: str, pages: str = "pages") -> list[dict[str, Any]]:
+    def items(self, view_id: str) -> list[dict[str, Any]]:
         state = self.models[view_id]
-        assert "items" not in state and "audit" not in state  # they travel in the pages only
+        assert "items" not in state  # the items travel in the pages only
         out: list[dict[str, Any]] = []
-        for ref in state[pages]:
+        for ref in state["pages"]:
             assert ref.startswith(REF)
             out += self.models[ref[len(REF) :]]["items"]
         return out
@@ -132,23 +132,3 @@ def test_setting_items_directly_pages_them(front: FrontEnd) -> None:
     view.items = [item(n) for n in range(PAGE_SIZE + 1)]
     assert front.items(view.model_id) == view.items
     assert len(view.pages) == 2
-
-
-def test_a_growing_audit_sends_its_open_page_not_the_log(front: FrontEnd) -> None:
-    view = ChatView()
-    records: list[dict[str, Any]] = []
-    for n in range(3 * PAGE_SIZE + 2):
-        records = [*records, {"card": f"card-{n}", "decision": "approve"}]
-        before = len(front.updates)
-        view.audit = [dict(r) for r in records]  # as the chat syncs it: fresh copies
-        assert front.items(view.model_id, "audit_pages") == records
-        sent = front.updates[before:]
-        assert all(cid != view.model_id or traits == {"audit_pages"} for cid, traits in sent)
-        last = view.audit_pages[-1].model_id
-        assert all(cid in (view.model_id, last) for cid, _ in sent), (n, sent)
-    # A record changed in place in an early page (an outcome noted) resends that page alone.
-    records[1] = {**records[1], "outcome": "resumed"}
-    before = len(front.updates)
-    view.audit = [dict(r) for r in records]
-    assert front.updates[before:] == [(view.audit_pages[0].model_id, {"items"})]
-    assert view.static_bundle()["text/plain"].count("approve") == len(records)
