@@ -23,6 +23,7 @@ import os
 import sqlite3
 import stat
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,9 @@ __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "Store", "StoredThreadData"]
 #: "AGUN" in ASCII: marks a SQLite file as an agui_notebook store.
 APPLICATION_ID = 0x4147554E
 BUSY_TIMEOUT_MS = 5000
+#: Opening may meet locks the busy handler does not wait on (another process creating or
+#: migrating the schema, recovering the WAL): the whole open is retried for this long.
+OPEN_WAIT_S = 30.0
 
 _SCHEMA_V1 = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -132,6 +136,18 @@ class Store:
     # -- opening -------------------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
+        deadline = time.monotonic() + OPEN_WAIT_S
+        pause = 0.01
+        while True:
+            try:
+                return self._connect_once()
+            except _Busy as busy:
+                if time.monotonic() + pause > deadline:
+                    raise _store_error(busy.error, self.path, "open", OPEN_WAIT_S) from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.5)
+
+    def _connect_once(self) -> sqlite3.Connection:
         path = self.path
         if self.readonly:
             if not path.exists():
@@ -149,7 +165,7 @@ class Store:
                 check_same_thread=False,
             )
         except sqlite3.Error as exc:
-            raise _store_error(exc, path, "open") from None
+            raise _open_error(exc, path) from None
         try:
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -186,7 +202,7 @@ class Store:
             raise
         except sqlite3.Error as exc:
             conn.close()
-            raise _store_error(exc, path, "open") from None
+            raise _open_error(exc, path) from None
         return conn
 
     @property
@@ -719,7 +735,26 @@ def _restrict_side_files(path: Path) -> None:
             _restrict(path.with_name(path.name + suffix))
 
 
-def _store_error(exc: sqlite3.Error, path: Path, action: str) -> StoreError:
+class _Busy(Exception):
+    """An open that met a lock: ``Store._connect`` tries again until ``OPEN_WAIT_S``."""
+
+    def __init__(self, error: sqlite3.Error) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(exc).lower()
+
+
+def _open_error(exc: sqlite3.Error, path: Path) -> Exception:
+    return _Busy(exc) if _is_busy(exc) else _store_error(exc, path, "open")
+
+
+def _store_error(
+    exc: sqlite3.Error, path: Path, action: str, waited_s: float = BUSY_TIMEOUT_MS / 1000
+) -> StoreError:
     """A typed error for an sqlite3 exception."""
     name = getattr(exc, "sqlite_errorname", "") or ""
     text = str(exc)
@@ -733,10 +768,9 @@ def _store_error(exc: sqlite3.Error, path: Path, action: str) -> StoreError:
         return StoreUnavailable(f"{where} cannot grow: the disk is full ({text})", str(path))
     if name.startswith("SQLITE_READONLY") or "readonly" in lowered or "read-only" in lowered:
         return StoreUnavailable(f"{where} is read-only ({text}); cannot {action}", str(path))
-    if name.startswith("SQLITE_BUSY") or "locked" in lowered:
+    if _is_busy(exc):
         return StoreUnavailable(
-            f"{where} stayed locked by another process for {BUSY_TIMEOUT_MS / 1000:g} s; "
-            f"cannot {action}",
+            f"{where} stayed locked by another process for {waited_s:g} s; cannot {action}",
             str(path),
         )
     return StoreUnavailable(f"cannot {action} in {where}: {text}", str(path))

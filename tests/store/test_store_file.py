@@ -12,6 +12,7 @@ import os
 import sqlite3
 import stat
 import subprocess
+import threading
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -319,6 +320,47 @@ async def test_a_lock_held_too_long_is_said_once_and_the_next_commit_catches_up(
     assert rows(path, "SELECT count(*) FROM runs") == [(2,)]  # the locked-out runs are not
     with Store(path, readonly=True) as store:
         assert store.verify_audit() == (1, None)
+
+
+def _lock_exclusively(path: Path) -> sqlite3.Connection:
+    """Another process holding the whole file (rollback journal, EXCLUSIVE): reads wait too."""
+    Store(path).close()
+    with sqlite3.connect(path, isolation_level=None) as conn:
+        conn.execute("PRAGMA journal_mode=DELETE")
+    conn.close()
+    other = sqlite3.connect(path, isolation_level=None, timeout=0, check_same_thread=False)
+    other.execute("BEGIN EXCLUSIVE")
+    return other
+
+
+def test_an_open_that_meets_a_lock_waits_for_it_past_the_busy_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_MS", 50)
+    path = tmp_path / "store.sqlite3"
+    other = _lock_exclusively(path)
+    released = threading.Timer(0.5, lambda: (other.execute("ROLLBACK"), other.close()))
+    released.start()
+    try:
+        with Store(path) as store:  # ten busy timeouts later, the lock is gone
+            assert store.threads() == []
+    finally:
+        released.join()
+
+
+def test_an_open_locked_out_for_good_is_a_typed_error_saying_how_long(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_MS", 20)
+    monkeypatch.setattr(store_module, "OPEN_WAIT_S", 0.3)
+    path = tmp_path / "store.sqlite3"
+    other = _lock_exclusively(path)
+    try:
+        with pytest.raises(StoreUnavailable, match=r"stayed locked by another process for 0.3 s"):
+            Store(path)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
 
 
 # -- secrets -----------------------------------------------------------------------------------
