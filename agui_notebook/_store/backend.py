@@ -11,6 +11,7 @@ Another database is a new module that meets the protocol and one branch in :func
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -131,8 +132,20 @@ def is_url(location: str | os.PathLike[str]) -> bool:
     return isinstance(location, str) and "://" in location
 
 
+# A URL that went through ``Path()``: it folds ``//`` into ``/`` (``postgresql:/ada@host/db``).
+# Opened as a path it would become a SQLite file in a directory named for the URL, password and
+# all; two letters at least, so that a Windows drive (``C:/``) stays a path.
+_FOLDED_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/(?!/)")
+
+
 def open_store(location: str | os.PathLike[str], *, readonly: bool = False) -> StoreBackend:
     """The store at ``location``: a SQLite file's path, or a ``postgresql://`` URL."""
+    if not is_url(location) and _FOLDED_URL.match(os.fspath(location)):
+        scheme = os.fspath(location).split(":", 1)[0]
+        raise StoreError(
+            f"the store location looks like a {scheme}:// URL that was made a path (Path() "
+            "folds '//' into '/'): pass the URL as a str"
+        )
     if is_url(location):
         text = str(location)
         if not text.startswith(URL_SCHEMES):

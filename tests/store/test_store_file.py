@@ -30,6 +30,7 @@ from agui_notebook._errors import (
     StoreWarning,
 )
 from agui_notebook._store import sqlite as store_module
+from agui_notebook._store.backend import open_store
 from agui_notebook._store.sqlite import APPLICATION_ID, SCHEMA_VERSION, Store
 from tests.store._db import rows
 from tests.thread._streams import (
@@ -466,3 +467,20 @@ async def test_aclose_closes_the_store_and_a_later_commit_opens_it_again(tmp_pat
     await thread.run("What is my balance?")
     assert agent._journal.store() is not first  # type: ignore[union-attr]
     assert rows(path, "SELECT count(*) FROM runs") == [(2,)]
+
+
+@pytest.mark.parametrize("folded", ["postgresql:/ada:s3cret@127.0.0.1:1/db", "postgres:/ada@h/db"])
+def test_a_url_made_a_path_is_refused_not_a_file_named_for_it(
+    folded: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Path("postgresql://...") is "postgresql:/...": opened as a path, it would be a SQLite file
+    # in a directory named for the URL, password and all, where the notebook runs.
+    monkeypatch.chdir(tmp_path)
+    agent = Agent("http://agent.invalid/run", store=Path(folded))
+    with pytest.raises(StoreError, match=r"URL that was made a path.*pass the URL as a str") as err:
+        agent.threads()
+    assert "s3cret" not in str(err.value)
+    assert list(tmp_path.iterdir()) == []
+    # A one-letter "scheme" is a Windows drive: still a path.
+    open_store("C:/store.sqlite3").close()
+    assert (tmp_path / "C:" / "store.sqlite3").is_file()
