@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, fields
 from datetime import datetime
 from typing import Any
@@ -392,6 +393,23 @@ def decode_messages_one_by_one(text: str, warnings: list[str]) -> dict[str, Any]
     return restored
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic collector paused while a stored thread is rebuilt: the tens of thousands
+    of models and dicts it allocates at once set off collection after collection that walk
+    them (and everything older) to find no cycle, about two thirds of a 10,000-message restore
+    (bench/restore.py). Nothing built here refers back to itself; the collector runs again right
+    after, and one paused elsewhere (``gc.disable()`` by the caller) stays paused."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def decode_thread(
     *,
     messages: str,
@@ -403,8 +421,9 @@ def decode_thread(
 ) -> RestoredThread:
     """A stored thread back into the pieces a Thread holds; raises ValueError when unreadable."""
     warnings: list[str] = []
-    restored = decode_messages(messages, warnings)
-    calls = {c["id"]: _tool_call_from_json(c) for c in json.loads(tool_calls)}
+    with _collector_paused():
+        restored = decode_messages(messages, warnings)
+        calls = {c["id"]: _tool_call_from_json(c) for c in json.loads(tool_calls)}
     snapshot = ThreadSnapshot(messages=restored, state=json.loads(state), tool_calls=calls)
     interrupts = [_interrupt_from_json(p) for p in json.loads(pending)]
     return RestoredThread(

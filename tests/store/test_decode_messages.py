@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 from datetime import datetime, timezone
 from typing import Any
@@ -27,6 +29,7 @@ from agui_notebook._store.codec import (
     ThreadSummary,
     decode_messages,
     decode_messages_one_by_one,
+    decode_thread,
     new_tool_call,
     summary_from_row,
 )
@@ -210,3 +213,28 @@ def test_summary_from_row_matches_the_constructor() -> None:
     assert vars(got) == vars(expected) and list(vars(got)) == list(vars(expected))
     with pytest.raises(AttributeError):
         got.title = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+@pytest.mark.parametrize("messages", ['[{"id": "m1", "role": "user", "content": "hi"}]', "[1"])
+def test_decode_thread_leaves_the_collector_as_it_found_it(enabled: bool, messages: str) -> None:
+    # The collector is paused while a thread is rebuilt; on the way out, even by an error, it is
+    # on again only if it was on (a caller's gc.disable() stands).
+    seen: list[bool] = []
+    was = gc.isenabled()
+    gc.enable() if enabled else gc.disable()
+    try:
+        with contextlib.suppress(ValueError):
+            restored = decode_thread(
+                messages=messages,
+                state="null",
+                tool_calls="[]",
+                pending="[]",
+                answered="[]",
+                last_run_id=None,
+            )
+            seen.append(bool(restored.snapshot.messages))
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
+    assert seen == ([True] if messages.endswith("]") else [])
