@@ -240,7 +240,7 @@ class CardDeck:
                 record["auditHead"] = head
 
     def sync_audit(self, view: ChatView) -> None:
-        view.audit = [dict(r) for r in self.audit if self._view_of(r) is view]
+        view.audit_records = [r for r in self.audit if self._view_of(r) is view]
 
     def _view_of(self, record: dict[str, Any]) -> ChatView | None:
         # A record restored from the store (card None) belongs to no view of this session.

@@ -29,6 +29,7 @@ from .static import chat_js_path
 from .transcript import transcript_text
 
 __all__ = [
+    "AUDIT_SHOWN",
     "PAGE_SIZE",
     "A2UIActionMessage",
     "A2UIRetryMessage",
@@ -116,6 +117,10 @@ def parse_front_message(
 #: Items per page: a push sends the pages that changed, so at most about this many items, plus
 #: the list of page references when a page is added (every PAGE_SIZE items).
 PAGE_SIZE = 32
+#: The view's live audit table holds this view's last this-many decisions (``audit_count`` says
+#: how many there are): each decision re-sends the table, so a long chat in one cell would pay
+#: O(its decisions) per decision. The transcript text and ``chat.audit`` keep every one.
+AUDIT_SHOWN = 50
 
 
 class ItemPage(anywidget.AnyWidget):
@@ -148,7 +153,10 @@ class ChatView(anywidget.AnyWidget):
     status = traitlets.Unicode("idle").tag(sync=True)
     """idle | running | waiting | sending | error."""
     audit: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
-    """Decisions made in this turn (plain records; saved with the notebook's widget state)."""
+    """The last :data:`AUDIT_SHOWN` decisions made in this view (plain records; saved with the
+    notebook's widget state); set :attr:`audit_records` instead."""
+    audit_count = traitlets.Int(0).tag(sync=True)
+    """How many decisions this view has in all (``audit`` holds the last of them)."""
     outcome = traitlets.Unicode(None, allow_none=True).tag(sync=True)
     """How the turn ended: success | cancelled | interrupt | error | aborted; None until then."""
 
@@ -168,6 +176,20 @@ class ChatView(anywidget.AnyWidget):
         #: and the cell run it was shown in (a _waiting.CellRun).
         self.display_id: str | None = None
         self.display_cell: Any = None
+        self._audit_records: list[dict[str, Any]] = []
+
+    @property
+    def audit_records(self) -> list[dict[str, Any]]:
+        """Every decision made in this view (the static transcript shows them all)."""
+        return self._audit_records
+
+    @audit_records.setter
+    def audit_records(self, records: list[dict[str, Any]]) -> None:
+        self._audit_records = records
+        with self.hold_sync():
+            # Copies: a record changed in place (its outcome) must read as a change of the trait.
+            self.audit = [dict(r) for r in records[-AUDIT_SHOWN:]]
+            self.audit_count = len(records)
 
     def __repr__(self) -> str:
         # Deterministic (no ids, no addresses); the display's text/plain is the transcript.
@@ -185,7 +207,7 @@ class ChatView(anywidget.AnyWidget):
         """``text/plain`` (a deterministic transcript) and ``text/html`` (the same, inert)."""
         view = {
             "state": self.state,
-            "audit": self.audit,
+            "audit": self._audit_records,
             "status": self.status,
             "outcome": self.outcome,
         }

@@ -230,8 +230,13 @@ export function render({ model, el }) {
   const renderAuditBox = () => {
     const a = model.get("audit");
     const n = Array.isArray(a) ? a.length : 0;
+    // The kernel sends the view's last decisions and how many there are in all (state saved
+    // before audit_count existed has none: then the list is all of them).
+    const count = model.get("audit_count");
+    const total = typeof count === "number" && count > n ? count : n;
     auditBox.hidden = n === 0;
-    auditSummary.textContent = `Audit (${n})`;
+    auditSummary.textContent =
+      total > n ? `Audit (${total}; the last ${n} shown, all in chat.audit)` : `Audit (${n})`;
     if (n > 0) renderAudit(a, auditBody, auditTree);
     else auditBody.replaceChildren();
   };
@@ -255,6 +260,7 @@ export function render({ model, el }) {
   model.on("change:outcome", renderStatus);
   model.on("change:state", renderState);
   model.on("change:audit", renderAuditBox);
+  model.on("change:audit_count", renderAuditBox);
   model.on("msg:custom", onMsg);
 
   return () => {
@@ -267,6 +273,7 @@ export function render({ model, el }) {
     model.off("change:outcome", renderStatus);
     model.off("change:state", renderState);
     model.off("change:audit", renderAuditBox);
+    model.off("change:audit_count", renderAuditBox);
     model.off("msg:custom", onMsg);
     ticker.stop();
     stopLook();

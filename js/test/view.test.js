@@ -71,6 +71,19 @@ describe("rendering items", () => {
     expect([...audit.querySelectorAll("th")].map((n) => n.textContent)).toEqual(["time", "tool", "decision"]);
   });
 
+  it("says how many decisions there are when the kernel sends only the last of them", () => {
+    const rows = (/** @type {number} */ n) => Array.from({ length: n }, (_, i) => ({ tool: `t${i}` }));
+    const { el, model } = mount({ audit: rows(2) }); // saved before audit_count: all of them
+    const summary = () => el.querySelector("details.agui-audit summary")?.textContent;
+    expect(summary()).toBe("Audit (2)");
+    model.set("audit", rows(3));
+    model.set("audit_count", 3);
+    expect(summary()).toBe("Audit (3)");
+    model.set("audit_count", 120);
+    expect(summary()).toBe("Audit (120; the last 3 shown, all in chat.audit)");
+    expect(el.querySelectorAll("details.agui-audit tbody tr").length).toBe(3);
+  });
+
   it("hides empty state and audit and shows the waiting / error headers", () => {
     const { el, model } = mount({ status: "waiting" });
     expect(/** @type {HTMLElement} */ (el.querySelector(".agui-state")).hidden).toBe(true);

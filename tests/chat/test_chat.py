@@ -15,6 +15,7 @@ import pytest
 
 from agui_notebook import Agent, AGUIError, NobodyCanClick, ResumeRefused, approve, policies, reject
 from agui_notebook._chat.chat import Chat, InterruptReissued
+from agui_notebook._view import widget as widget_module
 from agui_notebook._view.widget import ChatView, parse_front_message
 from tests.front_end import IPYKERNEL_6, MARIMO, NOTHING
 
@@ -232,6 +233,25 @@ async def test_policy_decides_without_waiting_and_card_names_it(agent: Agent) ->
     assert card["decisions"][card["interrupts"][0]["id"]]["action"] == "reject"
     assert "policy says no" in result.text
     assert "-> reject 'policy says no' (by policy: reject-all) => success" in repr(result)
+
+
+async def test_a_view_with_many_decisions_sends_its_last_and_keeps_them_all(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each decision re-sends the view's audit: capped, so a long chat in one cell stays O(1)
+    # per decision; the count, the transcript text and chat.audit keep every decision.
+    monkeypatch.setattr(widget_module, "AUDIT_SHOWN", 2)
+    chat = agent.chat(policy=policies.approve_all())
+    for _ in range(3):
+        await asyncio.wait_for(chat.send(TRANSFER), 10)
+    (view,) = chat.views
+    sent = view.get_state()
+    assert sent["audit_count"] == 3 and len(chat.audit) == 3
+    assert sent["audit"] == chat.audit[-2:]  # the last two, outcomes and all
+    assert [r["outcome"] for r in sent["audit"]] == ["success", "success"]
+    text = view.static_bundle()["text/plain"]
+    assert text.count("-> approve (by policy: approve-all) => success") == 3
+    assert "Audit (3)" in text
 
 
 async def test_policy_from_environment(agent: Agent, monkeypatch: pytest.MonkeyPatch) -> None:
