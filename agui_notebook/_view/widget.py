@@ -120,7 +120,7 @@ PAGE_SIZE = 32
 #: The view's live audit table holds this view's last this-many decisions (``audit_count`` says
 #: how many there are): each decision re-sends the table, so a long chat in one cell would pay
 #: O(its decisions) per decision. The transcript text and ``chat.audit`` keep every one.
-AUDIT_SHOWN = 50
+AUDIT_SHOWN = 20
 
 
 class ItemPage(anywidget.AnyWidget):
