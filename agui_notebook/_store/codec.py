@@ -396,9 +396,9 @@ def decode_messages_one_by_one(text: str, warnings: list[str]) -> dict[str, Any]
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """Python's cyclic collector paused while a stored thread is rebuilt: the tens of thousands
-    of models and dicts it allocates at once set off collection after collection that walk
-    them (and everything older) to find no cycle, about two thirds of a 10,000-message restore
-    (bench/restore.py). Nothing built here refers back to itself; the collector runs again right
+    of models and dicts it allocates at once set off collections that walk them (and the rest
+    of the heap) to find no cycle: 20 restores of 10,000 messages kept back to back, the worst
+    363 -> 174 ms. Nothing built here refers back to itself; the collector runs again right
     after, and one paused elsewhere (``gc.disable()`` by the caller) stays paused."""
     if not gc.isenabled():
         yield
