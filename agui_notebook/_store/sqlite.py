@@ -753,9 +753,10 @@ def _open_error(exc: sqlite3.Error, path: Path) -> Exception:
 
 
 def _store_error(
-    exc: sqlite3.Error, path: Path, action: str, waited_s: float = BUSY_TIMEOUT_MS / 1000
+    exc: sqlite3.Error, path: Path, action: str, waited_s: float | None = None
 ) -> StoreError:
-    """A typed error for an sqlite3 exception."""
+    """A typed error for an sqlite3 exception; a lock was waited on for ``waited_s`` (by default
+    the busy timeout, read now)."""
     name = getattr(exc, "sqlite_errorname", "") or ""
     text = str(exc)
     lowered = text.lower()
@@ -769,8 +770,9 @@ def _store_error(
     if name.startswith("SQLITE_READONLY") or "readonly" in lowered or "read-only" in lowered:
         return StoreUnavailable(f"{where} is read-only ({text}); cannot {action}", str(path))
     if _is_busy(exc):
+        waited = BUSY_TIMEOUT_MS / 1000 if waited_s is None else waited_s
         return StoreUnavailable(
-            f"{where} stayed locked by another process for {waited_s:g} s; cannot {action}",
+            f"{where} stayed locked by another process for {waited:g} s; cannot {action}",
             str(path),
         )
     return StoreUnavailable(f"cannot {action} in {where}: {text}", str(path))

@@ -310,7 +310,7 @@ async def test_a_lock_held_too_long_is_said_once_and_the_next_commit_catches_up(
     other = sqlite3.connect(path, isolation_level=None, timeout=0)
     other.execute("BEGIN IMMEDIATE")  # another process writing, for longer than the timeout
     try:
-        with pytest.warns(StoreWarning, match="locked"):
+        with pytest.warns(StoreWarning, match="locked by another process for 0.1 s"):
             assert (await chat.send(TRANSFER)).outcome == "success"
     finally:
         other.execute("ROLLBACK")
