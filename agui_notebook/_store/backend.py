@@ -135,16 +135,16 @@ def is_url(location: str | os.PathLike[str]) -> bool:
 # A URL that went through ``Path()``: it folds ``//`` into ``/`` (``postgresql:/ada@host/db``).
 # Opened as a path it would become a SQLite file in a directory named for the URL, password and
 # all; two letters at least, so that a Windows drive (``C:/``) stays a path.
-_FOLDED_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/(?!/)")
+_FOLDED_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):/(?!/)")
 
 
 def open_store(location: str | os.PathLike[str], *, readonly: bool = False) -> StoreBackend:
     """The store at ``location``: a SQLite file's path, or a ``postgresql://`` URL."""
-    if not is_url(location) and _FOLDED_URL.match(os.fspath(location)):
-        scheme = os.fspath(location).split(":", 1)[0]
+    folded = None if is_url(location) else _FOLDED_URL.match(os.fspath(location))
+    if folded is not None:
         raise StoreError(
-            f"the store location looks like a {scheme}:// URL that was made a path (Path() "
-            "folds '//' into '/'): pass the URL as a str"
+            f"the store location looks like a {folded.group(1)}:// URL that was made a path "
+            "(Path() folds '//' into '/'): pass the URL as a str"
         )
     if is_url(location):
         text = str(location)
