@@ -399,6 +399,32 @@ def test_grouped_card(lab: JupyterServer, demo: TimedDemo, open_session: Any) ->
     session.assert_clean()
 
 
+def test_a_long_audit_shows_its_last_decisions_and_says_how_many(
+    lab: JupyterServer, demo: TimedDemo, open_session: Any
+) -> None:
+    """22 decisions in one cell's view: the live table holds the last 20 (the kernel caps what
+    it re-sends) and its summary says there are 22 (tests/chat checks the text form keeps all)."""
+    thread = _thread("long-audit")
+    loop = (
+        "from agui_notebook.policies import approve_all\n"
+        f"chat = agent.chat({thread!r}, policy=approve_all())\n"
+        "for n in range(22):\n"
+        "    await chat.send(f'Transfer ${n + 1} from 1234567890 to 0987654321')\n"
+        'print("E2E-DONE", len(chat.audit))\n'
+    )
+    session = open_session(lab, "long-audit.ipynb", [prelude(demo.url, thread), loop])
+    cell = session.cell(1)
+    expect(cell.locator(".jp-OutputArea")).to_contain_text("E2E-DONE 22", timeout=120_000)
+    audit = cell.locator("details.agui-audit").first
+    expect(audit.locator("summary")).to_have_text(
+        "Audit (22; the last 20 shown, all in chat.audit)", timeout=WAIT_MS
+    )
+    audit.locator("summary").click()
+    expect(audit.locator("tbody tr")).to_have_count(20)
+    assert len(demo.resumes(thread)) == 22
+    session.assert_clean()
+
+
 def test_input_required_form(lab: JupyterServer, demo: TimedDemo, open_session: Any) -> None:
     """An input_required interrupt: the schema form refuses an empty submit, then sends the
     filled answer as the resume payload."""
