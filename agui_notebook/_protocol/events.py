@@ -30,8 +30,10 @@ from typing import Any
 
 from ag_ui.core import events as agui_events
 from pydantic import BaseModel, ValidationError
+from pydantic_core import from_json
 
 from .._errors import ProtocolError
+from . import plain as _plain
 from . import wire as _wire
 from .wire import (
     CancelledOutcome,
@@ -53,6 +55,7 @@ __all__ = [
     "encode_run_input",
     "enforce_input",
     "enforce_run_input",
+    "event_from_plain",
     "type_of",
     "version_warning",
 ]
@@ -152,6 +155,7 @@ _TYPE_FIELD = re.compile(r'"type"\s*:\s*"([A-Z_]+)"')
 _FAST_JSON = {name: model.__pydantic_validator__.validate_json for name, model in _FAST.items()}
 # Servers serialise ``type`` first; then the name is the text up to the next quote.
 _TYPE_FIRST = '{"type":"'
+_TYPE_FIRST_SPACED = '{"type": "'
 
 # The id an event's entity is known by, for finding which lane it belongs to.
 _IDENT = {
@@ -692,6 +696,30 @@ class EventParser:
             return [event]
         return [*self._closing(event, etype), event]
 
+    def parse_plain(self, data: str) -> tuple[str, dict[str, Any]] | None:
+        """``(type, object)`` when ``data`` is a plain event (:mod:`.plain`) that :meth:`parse`
+        would return as that one event, unchanged: no chunk stream is open for it to close.
+        None leaves ``data`` to :meth:`parse`."""
+        if self._lanes:
+            return None
+        if data.startswith(_TYPE_FIRST):
+            etype = data[9 : data.find('"', 9)]
+        elif data.startswith(_TYPE_FIRST_SPACED):  # json.dumps' default separators
+            etype = data[10 : data.find('"', 10)]
+        else:
+            return None
+        shape = _PLAIN.get(etype)
+        if shape is None:
+            return None
+        try:
+            fields = from_json(data)  # the parser the models' own JSON validator is built on
+        except ValueError:
+            return None  # the full path words the error
+        if type(fields) is not dict or fields.get("type") != etype or not shape.fits(fields):
+            return None  # a second "type" key, or anything the model would not take as it is
+        self._index += 1
+        return etype, fields
+
     def _slow(self, data: str) -> list[BaseModel]:
         try:
             raw = json.loads(data)
@@ -994,13 +1022,31 @@ def _end_of(chunk: _Chunk) -> BaseModel:
 
 def _patch_clean(ops: Any) -> bool:
     """True when every operation is a well-formed RFC 6902 one (models were checked already)."""
-    for op in ops:  # noqa: SIM110 - a plain loop: this runs for every STATE_DELTA
+    for op in ops:
+        if type(op) is dict:
+            # The common shape first: add or replace with a value, or remove, at a plain path.
+            path = op.get("path")
+            kind = op.get("op")
+            if (
+                type(path) is str
+                and (path == "" or (path[0] == "/" and "~" not in path))
+                and (kind == "remove" or (kind in ("add", "replace") and "value" in op))
+            ):
+                continue
         if not isinstance(op, BaseModel) and _patch_problem(op) is not None:
             return False
     return True
 
 
 _TYPE_OF: dict[type[BaseModel], str] = {cls: name for name, cls in MODELS.items()}
+
+# The plain shapes of the installed models (a STATE_DELTA's operations must be well formed too).
+_PLAIN = _plain.shapes(MODELS, {"STATE_DELTA": lambda fields: _patch_clean(fields["delta"])})
+
+
+def event_from_plain(etype: str, fields: dict[str, Any]) -> BaseModel:
+    """The event model of a plain event from :meth:`EventParser.parse_plain`."""
+    return _plain.materialize(MODELS[etype], fields)
 
 
 def type_of(event: BaseModel) -> str:

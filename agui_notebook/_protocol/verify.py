@@ -33,6 +33,7 @@ _CONTINUERS = {
     "REASONING_MESSAGE_END": ("reasoning message", "message_id", True),
     "REASONING_END": ("reasoning span", "message_id", True),
 }
+_WIRE_NAMES = {"message_id": "messageId", "tool_call_id": "toolCallId"}
 _MISSING: Any = object()
 
 
@@ -77,28 +78,9 @@ class OrderVerifier:
             return self._closed(etype, event, index)
         continuer = _CONTINUERS.get(etype)
         if continuer is not None:
-            kind, attr, closes = continuer
-            ident = getattr(event, attr)
-            key = (kind, ident)
-            owner = self._open.get(key, _MISSING)
-            if owner is _MISSING:
-                if etype == "TOOL_CALL_END" and ident in self._known_calls:
-                    if self._warn is not None:
-                        self._warn(f"ignored TOOL_CALL_END for tool call {ident!r}, already closed")
-                    return False
-                raise ProtocolError(
-                    f"{etype} for a {kind} that is not open: {ident!r}", event_index=index
-                )
-            tag = event.subagent_run_id
-            if tag is not None and tag != owner:
-                raise ProtocolError(
-                    f"{etype} attributed to {_who(tag)} continues {kind} {ident!r}, which "
-                    f"{_who(owner)} opened",
-                    event_index=index,
-                )
-            if closes:
-                del self._open[key]
-            return True
+            return self._continues(
+                etype, continuer, getattr(event, continuer[1]), event.subagent_run_id, index
+            )
         opener = _OPENERS.get(etype)
         if opener is not None:
             self._opening(etype, event, opener, index)
@@ -114,6 +96,42 @@ class OrderVerifier:
             self.phase = "failed"  # RUN_ERROR ends whatever was open along with the run
         elif etype == "RUN_STARTED":
             raise ProtocolError("RUN_STARTED while a run is active", event_index=index)
+        return True
+
+    def check_plain(self, etype: str, fields: dict[str, Any], index: int) -> bool:
+        """:meth:`check` for a plain event (``_protocol.plain``: its decoded JSON, camelCase
+        keys); the same verdicts, by the same rules."""
+        if self.phase != "active":
+            return self._closed(etype, fields, index)
+        continuer = _CONTINUERS.get(etype)
+        if continuer is None:
+            return True  # STATE_DELTA: no order of its own
+        ident = fields[_WIRE_NAMES[continuer[1]]]
+        return self._continues(etype, continuer, ident, fields.get("subagentRunId"), index)
+
+    def _continues(
+        self, etype: str, continuer: tuple[str, str, bool], ident: Any, tag: Any, index: int
+    ) -> bool:
+        """An event continuing (or closing) an open message, tool call or reasoning."""
+        kind, _, closes = continuer
+        key = (kind, ident)
+        owner = self._open.get(key, _MISSING)
+        if owner is _MISSING:
+            if etype == "TOOL_CALL_END" and ident in self._known_calls:
+                if self._warn is not None:
+                    self._warn(f"ignored TOOL_CALL_END for tool call {ident!r}, already closed")
+                return False
+            raise ProtocolError(
+                f"{etype} for a {kind} that is not open: {ident!r}", event_index=index
+            )
+        if tag is not None and tag != owner:
+            raise ProtocolError(
+                f"{etype} attributed to {_who(tag)} continues {kind} {ident!r}, which "
+                f"{_who(owner)} opened",
+                event_index=index,
+            )
+        if closes:
+            del self._open[key]
         return True
 
     # -- lifecycle --------------------------------------------------------------------------

@@ -1,0 +1,183 @@
+"""Plain events: the bulk of a stream read as decoded JSON, with no model built. Pure.
+
+Most of a run is deltas (text, tool-call arguments, state patches) and the ends that close
+them. A pydantic model per delta costs more than parsing its JSON, so for these types a
+message whose decoded object is exactly what the installed ``ag_ui.core`` model accepts as it
+is, is taken as it is: the object is the event. "Exactly" is read off the model's own fields
+(:func:`_shape`), so another line of ag-ui-protocol gets its own rules:
+
+- every key is a field's wire name (an unknown property goes to the parser, which strips it
+  with a warning);
+- every value already has the field's type: a JSON string for ``str``, an integer (not a bool,
+  within the field's bounds) for ``int``, an object for ``dict``, an array for ``list``,
+  anything but null for ``Any``; null, a float for an int, or any value the model would coerce,
+  goes to the parser, which accepts or refuses it;
+- every required field is present, and a field with any other constraint, or a type outside
+  those, sends the whole type (when required) or that key (when optional) to the parser.
+
+The decoder is pydantic-core's (``from_json``), the parser the model's JSON validator is built
+on, so values (duplicate keys, big integers, non-finite numbers) come out as the model would
+read them. :func:`materialize` builds the model from the object, only when someone asks for it
+(an event a consumer iterates, or one kept on the result). ``tests/protocol/test_plain.py``
+holds both to :class:`~._events.EventParser`'s own path, event for event.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import annotated_types
+from pydantic import BaseModel
+
+__all__ = ["PLAIN_TYPES", "PlainShape", "materialize", "shapes"]
+
+_ANY: Any = object()  # a field of type Any: any value but null
+_NONE = type(None)
+# Model settings that change nothing about which values a field accepts or what it stores.
+_NEUTRAL_CONFIG = frozenset(
+    {"extra", "alias_generator", "populate_by_name", "validate_by_name", "validate_by_alias",
+     "serialize_by_alias", "title", "json_schema_extra", "protected_namespaces"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class PlainShape:
+    """What a plain object of one event type may hold."""
+
+    #: Wire name -> the exact Python type its value must have (``_ANY``: anything but None).
+    kinds: dict[str, Any]
+    #: Wire names that must be present.
+    required: frozenset[str]
+    #: Wire names of bounded integers -> (lowest, highest).
+    bounds: dict[str, tuple[int, int]]
+    #: A further check of the whole object (the patch operations of a STATE_DELTA), if any.
+    check: Callable[[dict[str, Any]], bool] | None = None
+    #: The required fields and their types, when none is ``Any`` or bounded; with ``type``, the
+    #: common shape's size.
+    common: tuple[tuple[str, Any], ...] = ()
+    common_size: int = -1
+
+    def fits(self, fields: dict[str, Any]) -> bool:
+        """True when the model would take ``fields`` as they are (``type`` checked already)."""
+        if len(fields) == self.common_size:
+            # The common shape, ``type`` and the required fields: their types are all to check.
+            for key, kind in self.common:
+                if type(fields.get(key)) is not kind:
+                    break
+            else:
+                return self.check is None or self.check(fields)
+        kinds = self.kinds
+        for key, value in fields.items():
+            kind = kinds.get(key)
+            if kind is None:
+                return False
+            if type(value) is not kind and (kind is not _ANY or value is None):
+                return False
+        if not self.required <= fields.keys():
+            return False
+        for key, (low, high) in self.bounds.items():
+            value = fields.get(key)
+            if value is not None and not low <= value <= high:
+                return False
+        return self.check is None or self.check(fields)
+
+
+def _field_kind(annotation: Any, metadata: list[Any]) -> tuple[Any, tuple[int, int] | None] | None:
+    """The exact type a field's value must have to be accepted unchanged, or None."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(annotation) if a is not _NONE]
+        if len(members) != 1:
+            return None
+        annotation = members[0]  # null itself goes to the parser
+    if annotation is int:
+        low, high = -(2**1024), 2**1024  # JSON integers: any size, unless bounded
+        for item in metadata:
+            if isinstance(item, annotated_types.Ge):
+                low = int(item.ge)  # type: ignore[call-overload]
+            elif isinstance(item, annotated_types.Le):
+                high = int(item.le)  # type: ignore[call-overload]
+            else:
+                return None
+        return int, (low, high) if metadata else None
+    if metadata:
+        return None
+    if annotation is str:
+        return str, None
+    if annotation is Any:
+        return _ANY, None
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is dict and args in ((str, Any), ()):
+        return dict, None
+    if origin is list and args in ((Any,), ()):
+        return list, None
+    return None
+
+
+def _shape(
+    model: type[BaseModel], check: Callable[[dict[str, Any]], bool] | None = None
+) -> PlainShape | None:
+    """The plain shape of ``model``'s events, or None when a required field has no plain form,
+    or the model transforms what it reads (validators, settings such as whitespace stripping)."""
+    decorators = model.__pydantic_decorators__
+    if (
+        set(model.model_config) - _NEUTRAL_CONFIG
+        or decorators.validators
+        or decorators.field_validators
+        or decorators.root_validators
+        or decorators.model_validators
+    ):
+        return None
+    kinds: dict[str, Any] = {"type": str}  # its value is the type the message was read under
+    required: set[str] = set()
+    bounds: dict[str, tuple[int, int]] = {}
+    for name, info in model.model_fields.items():
+        if name == "type":
+            continue
+        wire = info.alias or name
+        found = _field_kind(info.annotation, info.metadata)
+        if found is None:
+            if info.is_required():
+                return None
+            continue  # the key, when present, goes to the parser
+        kinds[wire], limits = found
+        if limits is not None:
+            bounds[wire] = limits
+        if info.is_required():
+            required.add(wire)
+    common = tuple((wire, kinds[wire]) for wire in sorted(required))
+    if any(kind is _ANY or wire in bounds for wire, kind in common):
+        return PlainShape(kinds, frozenset(required), bounds, check)
+    return PlainShape(kinds, frozenset(required), bounds, check, common, len(common) + 1)
+
+
+def shapes(
+    models: dict[str, type[BaseModel]], checks: dict[str, Callable[[dict[str, Any]], bool]]
+) -> dict[str, PlainShape]:
+    """The plain shapes of the types in ``PLAIN_TYPES`` that have one with these models."""
+    found = {}
+    for etype in PLAIN_TYPES:
+        shape = _shape(models[etype], checks.get(etype))
+        if shape is not None:
+            found[etype] = shape
+    return found
+
+
+#: The types read plain when their shape allows: the deltas and the ends that close them.
+PLAIN_TYPES = (
+    "TEXT_MESSAGE_CONTENT",
+    "TEXT_MESSAGE_END",
+    "TOOL_CALL_ARGS",
+    "TOOL_CALL_END",
+    "REASONING_MESSAGE_CONTENT",
+    "REASONING_MESSAGE_END",
+    "STATE_DELTA",
+)
+
+
+def materialize(model: type[BaseModel], fields: dict[str, Any]) -> BaseModel:
+    """The event model of a plain object (equal to what the parser's own path builds)."""
+    return model.model_validate(fields)

@@ -1,0 +1,106 @@
+"""_protocol.plain through EventParser.parse_plain: an event it takes plain must be, once built
+into its model, exactly the one event the parser's own path gives for the same text, with no
+warning; anything it leaves goes to that path. Perturbed events as in test_parse_fast.py (any
+field removed, null, wrongly typed, unknown; a second ``type``; spaced JSON; odd patches), under
+whichever ag-ui-protocol line is installed (the core-agui1 step runs this file under 1.0.0)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import hypothesis.strategies as st
+from hypothesis import HealthCheck, example, given, settings
+
+from agui_notebook import ProtocolError
+from agui_notebook._protocol import plain
+from agui_notebook._protocol.events import _PLAIN, MODELS, EventParser, event_from_plain
+from tests._hypothesis import examples
+from tests.protocol.test_parse_fast import _as_set, event_data
+
+MANY = settings(
+    deadline=None, max_examples=examples(800), suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def _own_path(data: str) -> tuple[Any, ...]:
+    warnings: list[str] = []
+    parser = EventParser(warnings.append)
+    try:
+        events = parser.parse(data)
+    except ProtocolError as exc:
+        return ("error", str(exc))
+    return ("ok", events, [_as_set(e) for e in events], warnings, parser.index)
+
+
+@MANY
+@given(event_data(), st.booleans())
+@example('{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}', False)
+@example('{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi","timestamp":1.0}', False)
+@example('{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi","timestamp":true}', False)
+@example('{"type":"TOOL_CALL_END","toolCallId":"c","rawEvent":null}', False)
+@example('{"type":"STATE_DELTA","delta":[{"op":"bogus","path":"/a"}]}', False)
+@example('{"type":"STATE_DELTA","delta":[{"op":"add","path":"a","value":1}]}', False)
+@example('{"type":"TEXT_MESSAGE_END","messageId":"m","type":"RUN_ERROR"}', False)
+@example('{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","message_id":"n","delta":"x"}', False)
+@example('{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","messageId":"n"}', False)
+def test_a_plain_event_is_what_the_parser_gives(data: str, open_chunk: bool) -> None:
+    parser = EventParser(lambda _: None)
+    if open_chunk:  # an open chunk stream: the event may close it, so it is not plain
+        parser.parse('{"type":"TEXT_MESSAGE_CHUNK","messageId":"k","delta":"a"}')
+    before = parser.index
+    found = parser.parse_plain(data)
+    if found is None:
+        assert parser.index == before  # left whole to parse()
+        return
+    assert not open_chunk
+    etype, fields = found
+    ok, events, dumped, warnings, index = _own_path(data)
+    assert ok == "ok" and warnings == [] and index == 1
+    [event] = events
+    built = event_from_plain(etype, fields)
+    assert type(built) is type(event) and built == event
+    assert _as_set(built) == dumped[0]
+    assert parser.index == before + 1
+
+
+def test_the_frequent_shapes_are_plain() -> None:
+    """Guards the test above against never taking the plain path."""
+    samples = {
+        "TEXT_MESSAGE_CONTENT": {"messageId": "m", "delta": "hi", "timestamp": 5},
+        "TEXT_MESSAGE_END": {"messageId": "m", "metadata": {"k": 1}},
+        "TOOL_CALL_ARGS": {"toolCallId": "c", "delta": '{"a":', "subagentRunId": "s"},
+        "TOOL_CALL_END": {"toolCallId": "c", "rawEvent": {"x": 1}},
+        "REASONING_MESSAGE_CONTENT": {"messageId": "m", "delta": "hm"},
+        "REASONING_MESSAGE_END": {"messageId": "m"},
+        "STATE_DELTA": {"delta": [{"op": "replace", "path": "/a", "value": None}]},
+    }
+    assert set(samples) == set(plain.PLAIN_TYPES)
+    for etype in _PLAIN:  # the types with a plain shape under the installed models
+        for separators in ((",", ":"), (", ", ": ")):  # compact, and json.dumps' default
+            data = json.dumps({"type": etype, **samples[etype]}, separators=separators)
+            found = EventParser(lambda _: None).parse_plain(data)
+            assert found is not None and found[0] == etype, etype
+            assert isinstance(event_from_plain(*found), MODELS[etype])
+    assert {"TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS", "TOOL_CALL_END"} <= set(_PLAIN)
+
+
+def test_a_model_that_transforms_what_it_reads_has_no_plain_shape() -> None:
+    from pydantic import ConfigDict, field_validator
+
+    from agui_notebook._protocol.events import MODELS as models
+
+    base = models["TEXT_MESSAGE_CONTENT"]
+
+    class Stripping(base):  # type: ignore[misc,valid-type]
+        model_config = ConfigDict(str_strip_whitespace=True)
+
+    class Validated(base):  # type: ignore[misc,valid-type]
+        @field_validator("delta")
+        @classmethod
+        def _upper(cls, value: str) -> str:
+            return value.upper()
+
+    assert plain._shape(base) is not None
+    assert plain._shape(Stripping) is None
+    assert plain._shape(Validated) is None
