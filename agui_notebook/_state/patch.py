@@ -3,10 +3,14 @@
 Agents stream state as many small patches (``replace /balance``). ``jsonpatch`` deep-copies the
 whole document for each one, so a state that grows (a list an agent appends to) made every delta
 cost the whole state: quadratic over a run. Patches of ``add``/``replace``/``remove`` operations
-are applied here by copying only the containers on each operation's path, once per patch (a
-container copied for an earlier operation of the same patch is changed in place); the prior
-document is never mutated, so a failure leaves it intact. Anything else, and any case the fast
-path does not fully understand, goes to ``jsonpatch``, which also words the errors.
+are applied here by copying only the containers on each operation's path; the prior document is
+never mutated, so a failure leaves it intact. Anything else, and any case the fast path does not
+fully understand, goes to ``jsonpatch``, which also words the errors.
+
+:class:`PatchedDocument`, for a run's sequence of patches, copies a container once per run: a
+container it copied is its own until someone reads the document, so later patches change it in
+place (an append to a long list costs the append, not the list), and an undo log puts back what
+a failing patch changed. :func:`apply_patch` is one patch on a document nobody owns.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any
 
 import jsonpatch
 
-__all__ = ["apply_patch"]
+__all__ = ["PatchedDocument", "apply_patch"]
 
 
 class _Unsupported(Exception):
@@ -24,75 +28,171 @@ class _Unsupported(Exception):
 
 def apply_patch(document: Any, patch: list[Any]) -> Any:
     """The patched document (a new object); raises jsonpatch/jsonpointer errors on failure."""
-    if patch:
-        try:
-            owned: dict[int, Any] = {}  # the containers this patch copied (kept alive: ids hold)
-            root = document
-            for operation in patch:
-                root = _apply_one(root, operation, owned)
+    patched = PatchedDocument(document)
+    patched.apply(patch)
+    return patched.peek()
+
+
+class PatchedDocument:
+    """A document patched many times by one owner, such as a run's state.
+
+    The containers it copied are kept by identity (and alive, so an identity is never reused)
+    while nobody else can see them; :attr:`value` hands the document out and so ends that
+    ownership, as does setting it. A patch that fails is undone, then handed to ``jsonpatch``
+    for its error, so the document is exactly as it was.
+    """
+
+    __slots__ = ("_dropped", "_fresh", "_owned", "_undo", "_value")
+
+    def __init__(self, value: Any) -> None:
+        self._value = value
+        self._owned: dict[int, Any] = {}
+        #: During a patch: the containers it copied (the prior document holds none of them),
+        self._fresh: set[int] = set()
+        #: how to put back each change to a container the prior document holds,
+        self._undo: list[tuple[Any, ...]] = []
+        #: and whether an owned container left the document (its identity must not stay alive).
+        self._dropped = False
+
+    def peek(self) -> Any:
+        """The document, for a look that keeps nothing of it (it may change in place later)."""
+        return self._value
+
+    @property
+    def value(self) -> Any:
+        """The document; whoever reads it may keep it, so it is no longer changed in place."""
+        self._owned.clear()
+        return self._value
+
+    @value.setter
+    def value(self, value: Any) -> None:
+        self._owned.clear()
+        self._value = value
+
+    def apply(self, patch: list[Any]) -> None:
+        """Apply ``patch`` all or nothing; raises jsonpatch/jsonpointer errors on failure."""
+        if patch:
+            self._fresh.clear()
+            self._undo.clear()
+            self._dropped = False
+            try:
+                root = self._value
+                for operation in patch:
+                    root = self._apply_one(root, operation)
+                self._value = root
+                if self._dropped:
+                    self._owned.clear()
+                return
+            except _Unsupported:
+                self._rollback()
+        self.value = jsonpatch.apply_patch(self._value, patch, in_place=False)
+
+    def _apply_one(self, document: Any, operation: Any) -> Any:
+        if not isinstance(operation, dict):
+            raise _Unsupported
+        op = operation.get("op")
+        path = operation.get("path")
+        if op not in _FAST_OPS or not isinstance(path, str) or not path:
+            raise _Unsupported
+        if op != "remove" and "value" not in operation:
+            raise _Unsupported
+        if path[0] != "/" or "~" in path:
+            raise _Unsupported  # escapes and odd pointers: leave them to jsonpatch
+        owned = self._owned
+        tokens = path[1:].split("/")
+        last = tokens.pop()
+        root = document if id(document) in owned else self._own(document)
+        parent = root
+        for token in tokens:
+            key = _key(parent, token, for_add=False)
+            current = parent[key]
+            if id(current) not in owned:
+                child = self._own(current)
+                self._set(parent, key, child)
+                current = child
+            parent = current
+        if isinstance(parent, dict):
+            if op == "add":
+                self._set(parent, last, operation["value"])
+            elif last not in parent:
+                raise _Unsupported  # jsonpatch raises the proper error
+            elif op == "replace":
+                self._set(parent, last, operation["value"])
+            else:
+                self._remove(parent, last)
             return root
-        except _Unsupported:
-            pass
-    return jsonpatch.apply_patch(document, patch, in_place=False)
-
-
-def _apply_one(document: Any, operation: Any, owned: dict[int, Any]) -> Any:
-    if not isinstance(operation, dict):
-        raise _Unsupported
-    op = operation.get("op")
-    path = operation.get("path")
-    if op not in ("add", "replace", "remove") or not isinstance(path, str) or not path:
-        raise _Unsupported
-    if op != "remove" and "value" not in operation:
-        raise _Unsupported
-    if path[0] != "/" or "~" in path:
-        raise _Unsupported  # escapes and odd pointers: leave them to jsonpatch
-    tokens = path[1:].split("/")
-    root = _own(document, owned)
-    parent = root
-    for token in tokens[:-1]:
-        key = _key(parent, token, for_add=False)
-        child = _own(parent[key], owned)
-        parent[key] = child
-        parent = child
-    last = tokens[-1]
-    if isinstance(parent, dict):
-        if op == "add":
-            parent[last] = operation["value"]
-        elif last not in parent:
-            raise _Unsupported  # jsonpatch raises the proper error
-        elif op == "replace":
-            parent[last] = operation["value"]
-        else:
-            del parent[last]
-        return root
-    if isinstance(parent, list):
-        if op == "add" and last == "-":
-            parent.append(operation["value"])
+        if isinstance(parent, list):
+            if op == "add" and last == "-":
+                self._insert(parent, len(parent), operation["value"])
+                return root
+            index = _key(parent, last, for_add=op == "add")
+            if op == "add":
+                self._insert(parent, index, operation["value"])
+            elif op == "replace":
+                self._set(parent, index, operation["value"])
+            else:
+                self._remove(parent, index)
             return root
-        index = _key(parent, last, for_add=op == "add")
-        if op == "add":
-            parent.insert(index, operation["value"])
-        elif op == "replace":
-            parent[index] = operation["value"]
+        raise _Unsupported
+
+    def _own(self, value: Any) -> Any:
+        """A shallow copy of ``value`` that this document now owns."""
+        if isinstance(value, dict):
+            copied: Any = dict(value)
+        elif isinstance(value, list):
+            copied = list(value)
         else:
-            del parent[index]
-        return root
-    raise _Unsupported
+            raise _Unsupported  # the path goes through a scalar: an error for jsonpatch to word
+        self._owned[id(copied)] = copied
+        self._fresh.add(id(copied))
+        return copied
+
+    # -- changes, each with its undo when the prior document can see the container -----------
+
+    def _set(self, container: Any, key: Any, value: Any) -> None:
+        if isinstance(container, dict) and key not in container:
+            if id(container) not in self._fresh:
+                self._undo.append(("del", container, key))
+        else:
+            old = container[key]
+            if id(container) not in self._fresh:
+                self._undo.append(("set", container, key, old))
+            if id(old) in self._owned:
+                self._dropped = True
+        container[key] = value
+
+    def _insert(self, container: list[Any], index: int, value: Any) -> None:
+        if id(container) not in self._fresh:
+            self._undo.append(("del", container, index))
+        container.insert(index, value)
+
+    def _remove(self, container: Any, key: Any) -> None:
+        if id(container) not in self._fresh:
+            if isinstance(container, dict):  # put back whole: a key added again would move
+                self._undo.append(("dict", container, dict(container)))
+            else:
+                self._undo.append(("insert", container, key, container[key]))
+        if id(container[key]) in self._owned:
+            self._dropped = True
+        del container[key]
+
+    def _rollback(self) -> None:
+        """Undo, newest first, what the failed patch changed in containers the document held."""
+        for entry in reversed(self._undo):
+            kind, container = entry[0], entry[1]
+            if kind == "set":
+                container[entry[2]] = entry[3]
+            elif kind == "del":
+                del container[entry[2]]
+            elif kind == "insert":
+                container.insert(entry[2], entry[3])
+            else:
+                container.clear()
+                container.update(entry[2])
+        self._owned.clear()  # the copies it made are garbage now
 
 
-def _own(value: Any, owned: dict[int, Any]) -> Any:
-    """``value`` itself when this patch copied it already, else a shallow copy it now owns."""
-    if id(value) in owned:
-        return value
-    if isinstance(value, dict):
-        copied: Any = dict(value)
-    elif isinstance(value, list):
-        copied = list(value)
-    else:
-        raise _Unsupported  # the path goes through a scalar: an error for jsonpatch to word
-    owned[id(copied)] = copied
-    return copied
+_FAST_OPS = frozenset({"add", "replace", "remove"})
 
 
 def _key(container: Any, token: str, *, for_add: bool) -> Any:

@@ -13,7 +13,7 @@ import jsonpatch
 import jsonpointer
 from hypothesis import HealthCheck, given, settings
 
-from agui_notebook._state.patch import apply_patch
+from agui_notebook._state.patch import PatchedDocument, apply_patch
 from tests._hypothesis import examples
 
 MANY = settings(
@@ -148,3 +148,82 @@ def test_the_edges_give_what_jsonpatch_gives() -> None:
     ]
     for document, op in edges:
         check(document, op)
+
+
+# -- PatchedDocument: a run's patches, its own copies changed in place -------------------------
+
+
+def _step(document: PatchedDocument, patch: list[Any]) -> tuple[str, Any]:
+    try:
+        document.apply(patch)
+    except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException):
+        return ("error", None)
+    except (TypeError, KeyError, IndexError, AttributeError) as exc:
+        return ("error", type(exc).__name__)
+    return ("ok", None)
+
+
+@MANY
+@given(st.data())
+def test_a_sequence_of_patches_gives_what_jsonpatch_gives(data: st.DataObject) -> None:
+    """Patch after patch on one PatchedDocument, read now and then, against jsonpatch applied
+    to a copy: the same document or the same error class at every step; a failed patch leaves
+    the document as it was; what was read (and may be kept) never changes afterwards; the
+    patches' values and the first document are never mutated."""
+    first = data.draw(DOCUMENT)
+    original = copy.deepcopy(first)
+    document = PatchedDocument(first)
+    expected = copy.deepcopy(first)
+    patches: list[tuple[list[Any], list[Any]]] = []
+    seen: list[tuple[Any, Any]] = []  # (what a reader got, a copy of it then)
+    for _ in range(data.draw(st.integers(1, 8))):
+        size = data.draw(st.sampled_from([1, 1, 1, 2, 3]))  # most patches should apply
+        patch = [data.draw(operation(expected)) for _ in range(size)]
+        patches.append((patch, copy.deepcopy(patch)))
+        want = outcome(reference, expected, patch)
+        assert _step(document, patch) == (want[0], want[1] if want[0] == "error" else None)
+        if want[0] == "ok":
+            expected = want[1]
+        assert document.peek() == expected
+        if data.draw(st.booleans()):
+            value = document.value
+            seen.append((value, copy.deepcopy(value)))
+    for value, then in seen:
+        assert value == then
+    for patch, then in patches:
+        assert patch == then
+    assert first == original
+
+
+def test_appends_to_a_long_list_change_the_runs_own_copy_in_place() -> None:
+    # The point of PatchedDocument: after the first patch copied the list, later appends go
+    # into that copy (the same object), not into a new copy each time.
+    base = {"log": list(range(1000))}
+    document = PatchedDocument(base)
+    document.apply([{"op": "add", "path": "/log/-", "value": 0}])
+    owned_list = document.peek()["log"]
+    for i in range(5):
+        document.apply([{"op": "add", "path": "/log/-", "value": i}])
+    assert document.peek()["log"] is owned_list
+    assert len(owned_list) == 1006 and len(base["log"]) == 1000
+    handed_out = document.value  # someone keeps it: the next patch copies again
+    document.apply([{"op": "add", "path": "/log/-", "value": 9}])
+    assert document.peek()["log"] is not owned_list and len(handed_out["log"]) == 1006
+
+
+def test_a_failing_patch_is_undone_in_the_runs_own_copies() -> None:
+    document = PatchedDocument({"a": {"x": 1}, "list": [1, 2]})
+    document.apply([{"op": "add", "path": "/list/-", "value": 3}])  # the run owns them now
+    before = copy.deepcopy(document.peek())
+    patch = [
+        {"op": "add", "path": "/list/0", "value": 0},
+        {"op": "remove", "path": "/a/x"},
+        {"op": "add", "path": "/a/y", "value": 2},
+        {"op": "replace", "path": "/list/1", "value": 9},
+        {"op": "remove", "path": "/missing"},  # fails: everything above is put back
+    ]
+    with contextlib.suppress(jsonpatch.JsonPatchException, jsonpointer.JsonPointerException):
+        document.apply(patch)
+        raise AssertionError("the patch should have failed")
+    assert document.peek() == before
+    assert list(document.peek()["a"]) == ["x"]  # key order too
