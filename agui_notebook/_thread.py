@@ -48,6 +48,7 @@ from ._protocol.events import (
 from ._protocol.secrets import EventGuard
 from ._protocol.verify import OrderVerifier
 from ._protocol.wire import UserMessage, as_message
+from ._state.feed import KeptEvents, RunFeed
 from ._state.history import OutgoingHistory
 from ._state.reducer import RunReducer, ThreadSnapshot, ToolCallInfo
 from ._transports.base import ConnectionDropped, EventStream, StreamCut, Transport
@@ -99,8 +100,6 @@ class RunResult:
     #: Messages this run created or changed, in thread order (ag_ui.core message models).
     messages: list[Any]
     state: Any
-    #: Verified events of this run, in order (see ``Agent(max_events_kept=...)``).
-    events: list[BaseModel]
     warnings: list[str]
     pending_tool_call_ids: list[str] = field(default_factory=list)
     result: Any = None
@@ -109,6 +108,12 @@ class RunResult:
     usage: list[Any] = field(default_factory=list)
     #: RUN_FINISHED's own ``metadata`` (finish reasons, latencies...), when the server sent it.
     run_metadata: dict[str, Any] | None = None
+    _kept: KeptEvents = field(default_factory=lambda: KeptEvents(), repr=False, compare=False)
+
+    @property
+    def events(self) -> list[BaseModel]:
+        """Verified events of this run, in order (see ``Agent(max_events_kept=...)``)."""
+        return self._kept.models()
 
     @property
     def text(self) -> str:
@@ -230,8 +235,7 @@ class Thread:
     ) -> RunResult:
         """Send ``message`` (text or ag_ui.core messages) and stream the run to its end."""
         async with self.stream(message, **options) as run:
-            async for _ in run:
-                pass
+            await run.drain()
         return run.result
 
     async def resume(self, decisions: Decisions, **options: Any) -> RunResult:
@@ -244,8 +248,7 @@ class Thread:
         """
         check_decisions(decisions)  # None here would otherwise mean "no resume": a plain run
         async with self.stream(resume=decisions, **options) as run:
-            async for _ in run:
-                pass
+            await run.drain()
         return run.result
 
     def stream(
@@ -368,12 +371,12 @@ class Thread:
             interrupts=pending,
             messages=[m for m in result_messages if not _is_input(m, run)],
             state=self._snapshot.state,
-            events=run.events,
             warnings=list(record.warnings),
             pending_tool_call_ids=reducer.pending_tool_call_ids,
             result=reducer.result,
             usage=reducer.usage,
             run_metadata=reducer.run_metadata,
+            _kept=run.kept,
         )
         if self.journal is not None:
             self.journal.committed(self, run, pending_before)
@@ -426,7 +429,8 @@ class RunStream:
         self._forwarded = forwarded_props if forwarded_props is not None else {}
         #: False when the answer travels in forwardedProps instead (_compat_langgraph).
         self._resume_on_wire = resume_on_wire
-        self.events: list[BaseModel] = []
+        #: The events kept so far (``Agent(max_events_kept=...)``): see :attr:`events`.
+        self.kept = KeptEvents()
         self._result: RunResult | None = None
         self._error: BaseException | None = None
         self._started = False
@@ -443,6 +447,11 @@ class RunStream:
         self._claimed = False  # the journal claimed this resume's interrupts
 
     # -- results --------------------------------------------------------------------------
+
+    @property
+    def events(self) -> list[BaseModel]:
+        """The verified events of this run so far, in order (the first ``max_events_kept``)."""
+        return self.kept.models()
 
     @property
     def result(self) -> RunResult:
@@ -504,8 +513,19 @@ class RunStream:
         if self._started:
             raise RuntimeError("a RunStream can be iterated once")
         self._started = True
-        self._gen: AsyncGenerator[BaseModel, None] = self._events()
+        self._gen: AsyncGenerator[BaseModel, None] = self._events(deliver=True)
         return self._gen
+
+    async def drain(self) -> None:
+        """Run to the end without handing out events (``Thread.run``): with nobody reading
+        them one by one, the frequent events stay plain (``_protocol.plain``), built into
+        models only if :attr:`events` is read."""
+        if self._started:
+            raise RuntimeError("a RunStream can be iterated once")
+        self._started = True
+        self._gen = self._events(deliver=False)
+        async for _ in self._gen:
+            pass
 
     async def abort(self) -> None:
         """Stop reading and close the HTTP stream; the run is recorded as aborted."""
@@ -517,7 +537,7 @@ class RunStream:
         if self.thread._active is self:
             self.thread._active = None
 
-    async def _events(self) -> AsyncGenerator[BaseModel, None]:
+    async def _events(self, *, deliver: bool) -> AsyncGenerator[BaseModel, None]:
         thread = self.thread
         agent = thread.agent
         self._task = asyncio.current_task()
@@ -543,25 +563,11 @@ class RunStream:
         verifier = OrderVerifier(
             () if strict else thread._snapshot.tool_calls, record.warnings.append
         )
-        keep = agent.max_events_kept
-        events = self.events
-        last_type: str | None = None
+        self.kept = KeptEvents(agent.max_events_kept)
+        feed = RunFeed(parser, verifier, reducer, self.kept, record)
+        handle = feed.event
         idle_limit = agent.idle_timeout
         last_event_at = time.monotonic()
-
-        def handle(etype: str, event: BaseModel) -> bool:
-            nonlocal last_type
-            if not verifier.check(etype, event, parser.index):
-                return False
-            reducer.apply(etype, event)
-            last_type = etype
-            record.event_count += 1
-            if keep is None or len(events) < keep:
-                events.append(event)
-            elif len(events) == keep:
-                record.warnings.append(f"kept the first {keep} events of this run only")
-                events.append(event)  # one sentinel past the cap so the warning fires once
-            return True
 
         try:
             if self.resume and thread.journal is not None:
@@ -575,6 +581,9 @@ class RunStream:
                 # Server text is scrubbed of the credentials sent, before it is parsed: every
                 # message, result, error and card made from it is clean (_protocol/secrets.py).
                 parse = parser.parse
+                # Nobody reads events one by one (Thread.run): the frequent ones stay plain,
+                # unless the guard must read every text before it is parsed.
+                plain = not deliver and not transport.scrubber
                 if transport.scrubber:
                     parse = EventGuard(transport.scrubber, parse, type_of).parse
                 iterator = stream.__aiter__()
@@ -610,12 +619,15 @@ class RunStream:
                         if self._aborting:
                             raise RunAborted("the run was aborted by the client")
                         seen = record.event_count
-                        for data in batch:
-                            for event in parse(data):
-                                if handle(type_of(event), event):
-                                    yield event
-                                    if self._aborting:  # abort() from the consuming task
-                                        raise RunAborted("the run was aborted by the client")
+                        if plain:
+                            feed.texts(batch, parse)
+                        else:
+                            for data in batch:
+                                for event in parse(data):
+                                    if handle(type_of(event), event) and deliver:
+                                        yield event
+                                        if self._aborting:  # abort() from the consumer
+                                            raise RunAborted("the run was aborted by the client")
                         now = time.monotonic()
                         if record.event_count != seen:
                             last_event_at = now
@@ -635,12 +647,12 @@ class RunStream:
                                 f"the stream was cut ({exc})",
                                 bytes_received=stream.bytes_received,
                                 events_received=record.event_count,
-                                last_event=last_type,
+                                last_event=feed.last_type,
                                 dropped=False,
                             ) from None
                     for data in tail:
                         for event in parse(data):
-                            if handle(type_of(event), event):
+                            if handle(type_of(event), event) and deliver:
                                 yield event
                 except ConnectionDropped as exc:
                     if verifier.phase not in ("finished", "failed"):
@@ -648,11 +660,9 @@ class RunStream:
                             f"the connection dropped ({exc})",
                             bytes_received=stream.bytes_received,
                             events_received=record.event_count,
-                            last_event=last_type,
+                            last_event=feed.last_type,
                             dropped=True,
                         ) from None
-            if len(events) > (keep or len(events)):
-                events.pop()
             if verifier.phase == "failed":
                 message_text, code = reducer.error or ("the run failed", None)
                 raise RunError(message_text, code, run_id=reducer.run_id)
@@ -663,7 +673,7 @@ class RunStream:
                     f"the stream ended {where} before RUN_FINISHED or RUN_ERROR",
                     bytes_received=stream.bytes_received if stream is not None else 0,
                     events_received=record.event_count,
-                    last_event=last_type,
+                    last_event=feed.last_type,
                     dropped=False,
                 )
             self._result = thread._commit(self, reducer, record)

@@ -6,7 +6,7 @@ result's ``repr`` and the audit use these so the same event reads the same every
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .._decisions.decision import Decision
@@ -55,20 +55,8 @@ class ChatResult(RunResult):
 
 
 def _fields(result: RunResult) -> dict[str, Any]:
-    return {
-        "outcome": result.outcome,
-        "thread_id": result.thread_id,
-        "run_id": result.run_id,
-        "interrupts": result.interrupts,
-        "messages": result.messages,
-        "state": result.state,
-        "events": result.events,
-        "warnings": result.warnings,
-        "pending_tool_call_ids": result.pending_tool_call_ids,
-        "result": result.result,
-        "usage": result.usage,
-        "run_metadata": result.run_metadata,
-    }
+    """A RunResult's fields, to build the ChatResult that extends it (its kept events too)."""
+    return {f.name: getattr(result, f.name) for f in fields(RunResult)}
 
 
 def _failure(exc: AGUIError) -> str:
