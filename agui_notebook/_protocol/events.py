@@ -56,6 +56,7 @@ __all__ = [
     "enforce_input",
     "enforce_run_input",
     "event_from_plain",
+    "event_from_text",
     "type_of",
     "version_warning",
 ]
@@ -713,12 +714,24 @@ class EventParser:
             return None
         try:
             fields = from_json(data)  # the parser the models' own JSON validator is built on
-        except ValueError:
+        except (ValueError, TypeError):  # TypeError: a lone surrogate, not encodable as UTF-8
             return None  # the full path words the error
         if type(fields) is not dict or fields.get("type") != etype or not shape.fits(fields):
             return None  # a second "type" key, or anything the model would not take as it is
         self._index += 1
         return etype, fields
+
+    def parse_delta(self, data: str, prefix: str) -> str | None:
+        """The delta of ``data`` when it is exactly ``prefix`` (from :func:`.plain.delta_prefix`),
+        a JSON string and ``}``: the plain event ``{"type", id, "delta"}`` that prefix names,
+        read without decoding the rest (a run of deltas repeats everything but the delta).
+        None leaves ``data`` to :meth:`parse_plain`."""
+        if self._lanes or not data.startswith(prefix):
+            return None
+        delta = _plain.read_delta(data, len(prefix))
+        if delta is not None:
+            self._index += 1
+        return delta
 
     def _slow(self, data: str) -> list[BaseModel]:
         try:
@@ -1047,6 +1060,12 @@ _PLAIN = _plain.shapes(MODELS, {"STATE_DELTA": lambda fields: _patch_clean(field
 def event_from_plain(etype: str, fields: dict[str, Any]) -> BaseModel:
     """The event model of a plain event from :meth:`EventParser.parse_plain`."""
     return _plain.materialize(MODELS[etype], fields)
+
+
+def event_from_text(data: str) -> BaseModel:
+    """The event model of a text :meth:`EventParser.parse_plain` (or ``parse_delta``) took."""
+    fields = from_json(data)
+    return _plain.materialize(MODELS[fields["type"]], fields)
 
 
 def type_of(event: BaseModel) -> str:

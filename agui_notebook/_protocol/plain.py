@@ -24,16 +24,18 @@ holds both to :class:`~._events.EventParser`'s own path, event for event.
 
 from __future__ import annotations
 
+import json
 import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
+from json.decoder import scanstring  # type: ignore[attr-defined]  # the C decoder of strings
 from typing import Any
 
 import annotated_types
 from pydantic import BaseModel
 
-__all__ = ["PLAIN_TYPES", "PlainShape", "materialize", "shapes"]
+__all__ = ["PLAIN_TYPES", "PlainShape", "delta_prefix", "materialize", "read_delta", "shapes"]
 
 _ANY: Any = object()  # a field of type Any: any value but null
 _NONE = type(None)
@@ -176,6 +178,24 @@ PLAIN_TYPES = (
     "REASONING_MESSAGE_END",
     "STATE_DELTA",
 )
+
+
+def delta_prefix(etype: str, wire: str, ident: str) -> str:
+    """How the compact layout (type, the id, the delta; no spaces) begins for a delta of type
+    ``etype`` to ``ident`` (``wire``: its key, ``messageId`` or ``toolCallId``)."""
+    return f'{{"type":"{etype}","{wire}":{json.dumps(ident)},"delta":"'
+
+
+def read_delta(data: str, start: int) -> str | None:
+    """The JSON string that begins at ``data[start]`` (after its opening quote), decoded, when
+    only the closing ``}`` follows it; else None."""
+    if data[-1:] != "}":
+        return None
+    try:
+        delta, end = scanstring(data, start, True)  # strict: no raw control characters
+    except ValueError:
+        return None
+    return delta if end == len(data) - 1 else None
 
 
 def materialize(model: type[BaseModel], fields: dict[str, Any]) -> BaseModel:

@@ -19,13 +19,13 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from .._protocol.events import EventParser, event_from_plain, type_of
+from .._protocol.events import EventParser, event_from_text, type_of
+from .._protocol.plain import delta_prefix
 from .._protocol.verify import OrderVerifier
 from .reducer import RunReducer
 
 __all__ = ["KeptEvents", "RunFeed", "Tally"]
 
-Plain = tuple[str, dict[str, Any]]
 # Deltas that may run together: type -> the wire name of what they continue.
 _RUNS = {
     "TEXT_MESSAGE_CONTENT": "messageId",
@@ -42,24 +42,31 @@ class Tally(Protocol):
 
 
 class KeptEvents:
-    """The events a run keeps, in order, up to ``cap`` (None: all): models, and plain events
-    ``(type, object)`` that become models the first time someone reads them."""
+    """The events a run keeps, in order, up to ``cap`` (None: all): models, and the texts of
+    plain events, which become models the first time someone reads them. A text, unlike its
+    decoded object, is nothing the cyclic collector walks: a run that keeps thousands of
+    objects until it ends sets off full collections of the whole heap."""
 
     __slots__ = ("_built", "cap", "items", "overflowed")
 
     def __init__(self, cap: int | None = None) -> None:
         self.cap = cap
-        self.items: list[BaseModel | Plain] = []
+        self.items: list[BaseModel | str] = []
         self.overflowed = False  # an event past the cap arrived
         self._built = 0  # items before this index are models
 
-    def add(self, items: list[Any]) -> bool:
-        """Keep what fits of ``items``; True the first time one does not fit."""
-        room = len(items) if self.cap is None else self.cap - len(self.items)
-        if room >= len(items):
+    def room(self) -> int | None:
+        """How many more events fit (None: all)."""
+        return None if self.cap is None else max(self.cap - len(self.items), 0)
+
+    def add(self, items: list[Any], count: int) -> bool:
+        """``count`` more events, the first of which are ``items``: keep what fits; True the
+        first time one does not."""
+        room = self.room()
+        if room is None or count <= room:
             self.items.extend(items)
             return False
-        self.items.extend(items[: max(room, 0)])
+        self.items.extend(items[:room])
         first, self.overflowed = not self.overflowed, True
         return first
 
@@ -67,8 +74,8 @@ class KeptEvents:
         items = self.items
         for i in range(self._built, len(items)):
             item = items[i]
-            if type(item) is tuple:
-                items[i] = event_from_plain(*item)
+            if type(item) is str:
+                items[i] = event_from_text(item)
         self._built = len(items)
         return items  # type: ignore[return-value]  # every item is a model now
 
@@ -105,54 +112,91 @@ class RunFeed:
     def texts(self, texts: Iterable[str], parse: Callable[[str], list[BaseModel]]) -> None:
         """Every text of a batch, in order, with nobody iterating the events; ``parse`` reads
         what is not plain (the parser's own path, perhaps behind a credential guard)."""
-        parse_plain = self._parser.parse_plain
+        parser = self._parser
+        parse_plain, parse_delta = parser.parse_plain, parser.parse_delta
         check_plain = self._verifier.check_plain
         apply_plain = self._reducer.apply_plain
-        run: list[Plain] = []  # consecutive deltas to one thing, not yet verified or applied
-        run_type = run_ident = run_tag = None
-        run_index = 0
+        run: _Run | None = None  # consecutive deltas to one thing, not yet verified or applied
         for data in texts:
+            if run is not None and run.prefix is not None:
+                delta = parse_delta(data, run.prefix)  # the same layout again: only the delta
+                if delta is not None:
+                    run.add(delta, data)
+                    continue
             found = parse_plain(data)
             if found is not None:
                 etype, fields = found
                 wire = _RUNS.get(etype)
                 if wire is not None and not fields.get("metadata"):
-                    ident, tag = fields[wire], fields.get("subagentRunId")
-                    if run and etype == run_type and ident == run_ident and tag == run_tag:
-                        run.append(found)
+                    if run is not None and run.continues(etype, fields):
+                        run.add(fields["delta"], data)
                         continue
-                    if run:
-                        self._run(run, run_index)
-                    run = [found]
-                    run_type, run_ident, run_tag = etype, ident, tag
-                    run_index = self._parser.index
+                    if run is not None:
+                        self._run(run)
+                    run = _Run(etype, wire, fields, parser.index, self.kept.room())
+                    run.add(fields["delta"], data)
                     continue
-                if run:
-                    self._run(run, run_index)
-                    run = []
-                if check_plain(etype, fields, self._parser.index):
+                if run is not None:
+                    self._run(run)
+                    run = None
+                if check_plain(etype, fields, parser.index):
                     apply_plain(etype, fields)
-                    self._taken(etype, [found])
+                    self._taken(etype, [data])
                 continue
-            if run:
-                self._run(run, run_index)
-                run = []
+            if run is not None:
+                self._run(run)
+                run = None
             for event in parse(data):
                 self.event(type_of(event), event)
-        if run:
-            self._run(run, run_index)
+        if run is not None:
+            self._run(run)
 
-    def _run(self, run: list[Plain], index: int) -> None:
-        """Deltas to one message or tool call, the first at event ``index``: checked as the
-        first one is (the rest are checked against the same state), applied together."""
-        etype, fields = run[0]
-        self._verifier.check_plain(etype, fields, index)  # raises, or lets all of them pass
-        self._reducer.extend_plain(etype, fields, [f["delta"] for _, f in run])
-        self._taken(etype, run)
+    def _run(self, run: _Run) -> None:
+        """Deltas to one message or tool call, the first at event ``run.index``: checked as
+        the first one is (the rest are checked against the same state), applied together."""
+        self._verifier.check_plain(run.etype, run.first, run.index)  # raises, or passes all
+        self._reducer.extend_plain(run.etype, run.first, run.deltas)
+        self._taken(run.etype, run.kept, len(run.deltas))
 
-    def _taken(self, etype: str, events: list[Any]) -> None:
+    def _taken(self, etype: str, events: list[Any], count: int | None = None) -> None:
+        """``count`` events taken (default: all of ``events``, which are what may be kept)."""
         tally = self._tally
-        tally.event_count += len(events)
+        count = len(events) if count is None else count
+        tally.event_count += count
         self.last_type = etype
-        if self.kept.add(events):
+        if self.kept.add(events, count):
             tally.warnings.append(f"kept the first {self.kept.cap} events of this run only")
+
+
+class _Run:
+    """Consecutive deltas to one message or tool call, with one subagent tag (or none)."""
+
+    __slots__ = (
+        "deltas", "etype", "first", "ident", "index", "kept", "prefix", "room", "tag"
+    )  # fmt: skip
+
+    def __init__(
+        self, etype: str, wire: str, first: dict[str, Any], index: int, room: int | None
+    ) -> None:
+        self.etype = etype
+        self.first = first  # the first event's fields: what the verifier checks
+        self.ident = first[wire]
+        self.tag = first.get("subagentRunId")
+        self.index = index  # the first event's index
+        self.deltas: list[str] = []
+        self.kept: list[str] = []  # the texts of the first ``room`` of them
+        self.room = room  # how many more events the run's result keeps (None: all)
+        #: How the next delta's text begins when it repeats the compact layout (untagged).
+        self.prefix = None if self.tag is not None else delta_prefix(etype, wire, self.ident)
+
+    def continues(self, etype: str, fields: dict[str, Any]) -> bool:
+        return (
+            etype == self.etype
+            and fields[_RUNS[etype]] == self.ident
+            and fields.get("subagentRunId") == self.tag
+        )
+
+    def add(self, delta: str, data: str) -> None:
+        self.deltas.append(delta)
+        if self.room is None or len(self.kept) < self.room:
+            self.kept.append(data)

@@ -104,3 +104,30 @@ def test_a_model_that_transforms_what_it_reads_has_no_plain_shape() -> None:
     assert plain._shape(base) is not None
     assert plain._shape(Stripping) is None
     assert plain._shape(Validated) is None
+
+
+@MANY
+@given(
+    st.sampled_from(["TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS", "REASONING_MESSAGE_CONTENT"]),
+    st.sampled_from(["m", "é/\\", 'q"']),
+    st.text(alphabet=st.sampled_from(['a', '"', "\\", "u", "0", "d", "8", "}", ",", "\n", "é", " "])),
+)
+@example("TEXT_MESSAGE_CONTENT", "m", 'hi"}')
+@example("TEXT_MESSAGE_CONTENT", "m", 'hi","timestamp":1}')
+@example("TEXT_MESSAGE_CONTENT", "m", "a\nb\"}")
+@example("TEXT_MESSAGE_CONTENT", "m", "\\ud800\"}")
+def test_a_delta_read_by_its_prefix_is_what_the_parser_gives(
+    etype: str, ident: str, rest: str
+) -> None:
+    wire = "toolCallId" if etype == "TOOL_CALL_ARGS" else "messageId"
+    data = plain.delta_prefix(etype, wire, ident) + rest
+    parser = EventParser(lambda _: None)
+    delta = parser.parse_delta(data, plain.delta_prefix(etype, wire, ident))
+    if delta is None:
+        assert parser.index == 0
+        return
+    assert parser.index == 1
+    ok, events, dumped, warnings, index = _own_path(data)
+    assert ok == "ok" and warnings == [] and index == 1
+    built = event_from_plain(etype, {"type": etype, wire: ident, "delta": delta})
+    assert built == events[0] and _as_set(built) == dumped[0]
