@@ -34,8 +34,17 @@ from typing import Any
 
 import annotated_types
 from pydantic import BaseModel
+from pydantic_core import from_json
 
-__all__ = ["PLAIN_TYPES", "PlainShape", "delta_prefix", "materialize", "read_delta", "shapes"]
+__all__ = [
+    "PLAIN_TYPES",
+    "PlainShape",
+    "delta_prefix",
+    "json_value",
+    "materialize",
+    "read_delta",
+    "shapes",
+]
 
 _ANY: Any = object()  # a field of type Any: any value but null
 _NONE = type(None)
@@ -196,6 +205,16 @@ def read_delta(data: str, start: int) -> str | None:
     except ValueError:
         return None
     return delta if end == len(data) - 1 else None
+
+
+def json_value(text: str) -> Any:
+    """``json.loads(text)``, read by pydantic-core's parser when it can (a tool call's
+    arguments of a few KB, ~1.5x faster); ``json.loads`` itself reads, or refuses, whatever
+    that parser does not take (a lone surrogate escape, nesting past its limit)."""
+    try:
+        return from_json(text)
+    except (ValueError, TypeError):
+        return json.loads(text)
 
 
 def materialize(model: type[BaseModel], fields: dict[str, Any]) -> BaseModel:

@@ -88,23 +88,24 @@ class PatchedDocument:
         self.value = jsonpatch.apply_patch(self._value, patch, in_place=False)
 
     def _apply_one(self, document: Any, operation: Any) -> Any:
-        if not isinstance(operation, dict):
+        if type(operation) is not dict:
             raise _Unsupported
         op = operation.get("op")
-        path = operation.get("path")
-        if op not in _FAST_OPS or not isinstance(path, str) or not path:
+        if op not in _FAST_OPS:
             raise _Unsupported
+        tokens, last = _route(operation.get("path"))
         if op != "remove" and "value" not in operation:
             raise _Unsupported
-        if path[0] != "/" or "~" in path:
-            raise _Unsupported  # escapes and odd pointers: leave them to jsonpatch
         owned = self._owned
-        tokens = path[1:].split("/")
-        last = tokens.pop()
         root = document if id(document) in owned else self._own(document)
         parent = root
         for token in tokens:
-            key = _key(parent, token, for_add=False)
+            if type(parent) is dict:
+                if token not in parent:
+                    raise _Unsupported  # jsonpatch words the error
+                key: Any = token
+            else:
+                key = _key(parent, token, for_add=False)
             current = parent[key]
             if id(current) not in owned:
                 child = self._own(current)
@@ -193,6 +194,25 @@ class PatchedDocument:
 
 
 _FAST_OPS = frozenset({"add", "replace", "remove"})
+# A path's tokens, split once: a run patches the same few paths over and over.
+_ROUTES: dict[str, tuple[tuple[str, ...], str]] = {}
+
+
+def _route(path: Any) -> tuple[tuple[str, ...], str]:
+    """``path``'s tokens before the last one, and the last one; escapes and odd pointers are
+    left to jsonpatch."""
+    if type(path) is not str:
+        raise _Unsupported
+    route = _ROUTES.get(path)
+    if route is None:
+        if not path or path[0] != "/" or "~" in path:
+            raise _Unsupported
+        *tokens, last = path[1:].split("/")
+        route = (tuple(tokens), last)
+        if len(_ROUTES) >= 4096:
+            _ROUTES.clear()
+        _ROUTES[path] = route
+    return route
 
 
 def _key(container: Any, token: str, *, for_add: bool) -> Any:

@@ -22,7 +22,6 @@ is discarded by dropping its reducer and the thread is exactly as it was.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -33,6 +32,7 @@ from ag_ui.core import FunctionCall
 from pydantic import BaseModel
 
 from .._frameworks import registry
+from .._protocol.plain import json_value
 from .._protocol.wire import (
     ActivityMessage,
     AssistantMessage,
@@ -469,7 +469,7 @@ class RunReducer:
         info = self.tool_calls[tcid]
         arguments: Any = None
         try:
-            arguments = json.loads(text) if text.strip() else {}
+            arguments = json_value(text) if text.strip() else {}
         except ValueError:
             # Closing a call says its text is complete, not valid (1.1 events/tool-calls).
             self._warn(f"tool call {tcid} ({info.name}): arguments are not valid JSON")
@@ -625,7 +625,7 @@ class RunReducer:
     def _learn_call(self, call: Any, parent: Any) -> None:
         known = self.tool_calls.get(call.id)
         try:
-            arguments = json.loads(call.function.arguments) if call.function.arguments else {}
+            arguments = json_value(call.function.arguments) if call.function.arguments else {}
         except (ValueError, RecursionError):
             arguments = None
         self.tool_calls[call.id] = ToolCallInfo(
