@@ -697,10 +697,10 @@ class EventParser:
             return [event]
         return [*self._closing(event, etype), event]
 
-    def parse_plain(self, data: str) -> tuple[str, dict[str, Any]] | None:
-        """``(type, object)`` when ``data`` is a plain event (:mod:`.plain`) that :meth:`parse`
-        would return as that one event, unchanged: no chunk stream is open for it to close.
-        None leaves ``data`` to :meth:`parse`."""
+    def parse_plain(self, data: str) -> tuple[str, _plain.PlainEvent] | None:
+        """``(type, event)`` when ``data`` is a plain event (:mod:`.plain`: read as its model
+        would be, without one) that :meth:`parse` would return as that one event, unchanged: no
+        chunk stream is open for it to close. None leaves ``data`` to :meth:`parse`."""
         if self._lanes:
             return None
         if data.startswith(_TYPE_FIRST):
@@ -719,7 +719,10 @@ class EventParser:
         if type(fields) is not dict or fields.get("type") != etype or not shape.fits(fields):
             return None  # a second "type" key, or anything the model would not take as it is
         self._index += 1
-        return etype, fields
+        event = _plain.PlainEvent(fields, shape.attributes)
+        if etype in _OPENERS:
+            self._note_owner(event, etype)
+        return etype, event
 
     def parse_delta(self, data: str, prefix: str) -> str | None:
         """The delta of ``data`` when it is exactly ``prefix`` (from :func:`.plain.delta_prefix`),
@@ -849,7 +852,7 @@ class EventParser:
                     f"malformed {etype} operation [{i}]: {problem}", event_index=self._index
                 )
 
-    def _note_owner(self, event: BaseModel, etype: str) -> None:
+    def _note_owner(self, event: Any, etype: str) -> None:
         tag = getattr(event, "subagent_run_id", None)
         if tag is not None:
             self._owners[getattr(event, _IDENT[etype])] = tag
@@ -1057,14 +1060,14 @@ _TYPE_OF: dict[type[BaseModel], str] = {cls: name for name, cls in MODELS.items(
 _PLAIN = _plain.shapes(MODELS, {"STATE_DELTA": lambda fields: _patch_clean(fields["delta"])})
 
 
-def event_from_plain(etype: str, fields: dict[str, Any]) -> BaseModel:
+def event_from_plain(etype: str, event: _plain.PlainEvent) -> BaseModel:
     """The event model of a plain event from :meth:`EventParser.parse_plain`."""
-    return _plain.materialize(MODELS[etype], fields)
+    return _plain.materialize(MODELS[etype], event.fields)
 
 
 def event_from_text(data: str) -> BaseModel:
     """The event model of a text :meth:`EventParser.parse_plain` (or ``parse_delta``) took."""
-    fields = from_json(data)
+    fields = _plain.json_value(data)  # json.loads for what pydantic-core's parser refuses
     return _plain.materialize(MODELS[fields["type"]], fields)
 
 

@@ -24,6 +24,7 @@ holds both to :class:`~._events.EventParser`'s own path, event for event.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import types
 import typing
@@ -38,6 +39,7 @@ from pydantic_core import from_json
 
 __all__ = [
     "PLAIN_TYPES",
+    "PlainEvent",
     "PlainShape",
     "delta_prefix",
     "json_value",
@@ -57,7 +59,7 @@ _NEUTRAL_CONFIG = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class PlainShape:
-    """What a plain object of one event type may hold."""
+    """What a plain object of one event type may hold, and how its model would read it."""
 
     #: Wire name -> the exact Python type its value must have (``_ANY``: anything but None).
     kinds: dict[str, Any]
@@ -65,10 +67,14 @@ class PlainShape:
     required: frozenset[str]
     #: Wire names of bounded integers -> (lowest, highest).
     bounds: dict[str, tuple[int, int]]
+    #: Wire names of literal strings -> the values allowed.
+    allowed: dict[str, frozenset[str]]
+    #: The model's attribute names -> (wire name, the default when absent).
+    attributes: dict[str, tuple[str, Any]]
     #: A further check of the whole object (the patch operations of a STATE_DELTA), if any.
     check: Callable[[dict[str, Any]], bool] | None = None
-    #: The required fields and their types, when none is ``Any`` or bounded; with ``type``, the
-    #: common shape's size.
+    #: The required fields and their types, when each is a plain str, int, dict or list; with
+    #: ``type``, the common shape's size.
     common: tuple[tuple[str, Any], ...] = ()
     common_size: int = -1
 
@@ -94,16 +100,52 @@ class PlainShape:
             value = fields.get(key)
             if value is not None and not low <= value <= high:
                 return False
+        for key, values in self.allowed.items():
+            if key in fields and fields[key] not in values:
+                return False
         return self.check is None or self.check(fields)
 
 
-def _field_kind(annotation: Any, metadata: list[Any]) -> tuple[Any, tuple[int, int] | None] | None:
-    """The exact type a field's value must have to be accepted unchanged, or None."""
+class PlainEvent:
+    """A plain event read the way its model would be: ``event.message_id`` is the object's
+    ``messageId``, an absent field its default. So the verifier and the reducer take it as they
+    take a model, without one being built (a model per event costs more than its JSON, and
+    pydantic's validators for the rarer types run cold in a stream of deltas)."""
+
+    __slots__ = ("_attributes", "fields")
+
+    def __init__(self, fields: dict[str, Any], attributes: dict[str, tuple[str, Any]]) -> None:
+        self.fields = fields
+        self._attributes = attributes
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            wire, default = self._attributes[name]
+        except KeyError:
+            raise AttributeError(name) from None
+        return self.fields.get(wire, default)
+
+
+class _Rule(typing.NamedTuple):
+    kind: Any  # the exact type of a plain value
+    bounds: tuple[int, int] | None = None
+    allowed: frozenset[str] | None = None
+
+
+def _field_rule(annotation: Any, metadata: list[Any]) -> _Rule | None:
+    """What a field's value must be for the model to take it unchanged, or None."""
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        members = [a for a in typing.get_args(annotation) if a is not _NONE]
+        members = [a for a in typing.get_args(annotation) if a is not _NONE]  # null: the parser's
+        if len(members) > 1 and str in members and not metadata:
+            return _Rule(str)  # a string is the string member's, exactly (the others: the parser)
         if len(members) != 1:
             return None
-        annotation = members[0]  # null itself goes to the parser
+        annotation = members[0]
+    if typing.get_origin(annotation) is typing.Literal:
+        values = typing.get_args(annotation)
+        if metadata or not all(type(v) is str for v in values):
+            return None
+        return _Rule(str, allowed=frozenset(values))
     if annotation is int:
         low, high = -(2**1024), 2**1024  # JSON integers: any size, unless bounded
         for item in metadata:
@@ -113,18 +155,18 @@ def _field_kind(annotation: Any, metadata: list[Any]) -> tuple[Any, tuple[int, i
                 high = int(item.le)  # type: ignore[call-overload]
             else:
                 return None
-        return int, (low, high) if metadata else None
+        return _Rule(int, (low, high) if metadata else None)
     if metadata:
         return None
     if annotation is str:
-        return str, None
+        return _Rule(str)
     if annotation is Any:
-        return _ANY, None
+        return _Rule(_ANY)
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is dict and args in ((str, Any), ()):
-        return dict, None
+        return _Rule(dict)
     if origin is list and args in ((Any,), ()):
-        return list, None
+        return _Rule(list)
     return None
 
 
@@ -145,24 +187,32 @@ def _shape(
     kinds: dict[str, Any] = {"type": str}  # its value is the type the message was read under
     required: set[str] = set()
     bounds: dict[str, tuple[int, int]] = {}
+    allowed: dict[str, frozenset[str]] = {}
+    attributes: dict[str, tuple[str, Any]] = {}
     for name, info in model.model_fields.items():
         if name == "type":
             continue
+        if info.default_factory is not None:
+            return None  # a view would share one default among events
         wire = info.alias or name
-        found = _field_kind(info.annotation, info.metadata)
-        if found is None:
+        attributes[name] = (wire, None if info.is_required() else info.default)
+        rule = _field_rule(info.annotation, info.metadata)
+        if rule is None:
             if info.is_required():
                 return None
             continue  # the key, when present, goes to the parser
-        kinds[wire], limits = found
-        if limits is not None:
-            bounds[wire] = limits
+        kinds[wire] = rule.kind
+        if rule.bounds is not None:
+            bounds[wire] = rule.bounds
+        if rule.allowed is not None:
+            allowed[wire] = rule.allowed
         if info.is_required():
             required.add(wire)
+    shape = PlainShape(kinds, frozenset(required), bounds, allowed, attributes, check)
     common = tuple((wire, kinds[wire]) for wire in sorted(required))
-    if any(kind is _ANY or wire in bounds for wire, kind in common):
-        return PlainShape(kinds, frozenset(required), bounds, check)
-    return PlainShape(kinds, frozenset(required), bounds, check, common, len(common) + 1)
+    if any(kind is _ANY or wire in bounds or wire in allowed for wire, kind in common):
+        return shape
+    return dataclasses.replace(shape, common=common, common_size=len(common) + 1)
 
 
 def shapes(
@@ -177,15 +227,24 @@ def shapes(
     return found
 
 
-#: The types read plain when their shape allows: the deltas and the ends that close them.
+#: The types read plain when their shape allows: messages, tool calls and reasoning from start
+#: to end, tool results, state deltas and steps (a stream's bulk; the rest are rare).
 PLAIN_TYPES = (
+    "TEXT_MESSAGE_START",
     "TEXT_MESSAGE_CONTENT",
     "TEXT_MESSAGE_END",
+    "TOOL_CALL_START",
     "TOOL_CALL_ARGS",
     "TOOL_CALL_END",
+    "TOOL_CALL_RESULT",
+    "REASONING_START",
+    "REASONING_MESSAGE_START",
     "REASONING_MESSAGE_CONTENT",
     "REASONING_MESSAGE_END",
+    "REASONING_END",
     "STATE_DELTA",
+    "STEP_STARTED",
+    "STEP_FINISHED",
 )
 
 

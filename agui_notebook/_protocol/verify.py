@@ -33,7 +33,6 @@ _CONTINUERS = {
     "REASONING_MESSAGE_END": ("reasoning message", "message_id", True),
     "REASONING_END": ("reasoning span", "message_id", True),
 }
-_WIRE_NAMES = {"message_id": "messageId", "tool_call_id": "toolCallId"}
 _MISSING: Any = object()
 
 
@@ -97,17 +96,6 @@ class OrderVerifier:
         elif etype == "RUN_STARTED":
             raise ProtocolError("RUN_STARTED while a run is active", event_index=index)
         return True
-
-    def check_plain(self, etype: str, fields: dict[str, Any], index: int) -> bool:
-        """:meth:`check` for a plain event (``_protocol.plain``: its decoded JSON, camelCase
-        keys); the same verdicts, by the same rules."""
-        if self.phase != "active":
-            return self._closed(etype, fields, index)
-        continuer = _CONTINUERS.get(etype)
-        if continuer is None:
-            return True  # STATE_DELTA: no order of its own
-        ident = fields[_WIRE_NAMES[continuer[1]]]
-        return self._continues(etype, continuer, ident, fields.get("subagentRunId"), index)
 
     def _continues(
         self, etype: str, continuer: tuple[str, str, bool], ident: Any, tag: Any, index: int

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from .._protocol.events import EventParser, event_from_text, type_of
-from .._protocol.plain import delta_prefix
+from .._protocol.plain import PlainEvent, delta_prefix
 from .._protocol.verify import OrderVerifier
 from .reducer import RunReducer
 
@@ -55,18 +55,12 @@ class KeptEvents:
         self.overflowed = False  # an event past the cap arrived
         self._built = 0  # items before this index are models
 
-    def room(self) -> int | None:
-        """How many more events fit (None: all)."""
-        return None if self.cap is None else max(self.cap - len(self.items), 0)
-
-    def add(self, items: list[Any], count: int) -> bool:
-        """``count`` more events, the first of which are ``items``: keep what fits; True the
-        first time one does not."""
-        room = self.room()
-        if room is None or count <= room:
+    def add(self, items: list[Any]) -> bool:
+        """Keep what fits of ``items``; True the first time one does not."""
+        if self.cap is None or len(self.items) + len(items) <= self.cap:
             self.items.extend(items)
             return False
-        self.items.extend(items[:room])
+        self.items.extend(items[: max(self.cap - len(self.items), 0)])
         first, self.overflowed = not self.overflowed, True
         return first
 
@@ -114,78 +108,75 @@ class RunFeed:
         what is not plain (the parser's own path, perhaps behind a credential guard)."""
         parser = self._parser
         parse_plain, parse_delta = parser.parse_plain, parser.parse_delta
-        check_plain = self._verifier.check_plain
-        apply_plain = self._reducer.apply_plain
+        check, apply = self._verifier.check, self._reducer.apply
         run: _Run | None = None  # consecutive deltas to one thing, not yet verified or applied
+        prefix = None  # how the run's next delta begins, in the compact layout
+        deltas: list[str] = []  # the run's, as locals: a delta costs two appends
+        kept: list[str] = []
         for data in texts:
-            if run is not None and run.prefix is not None:
-                delta = parse_delta(data, run.prefix)  # the same layout again: only the delta
+            if prefix is not None:
+                delta = parse_delta(data, prefix)  # the same layout again: only the delta
                 if delta is not None:
-                    run.add(delta, data)
+                    deltas.append(delta)
+                    kept.append(data)
                     continue
             found = parse_plain(data)
             if found is not None:
-                etype, fields = found
+                etype, event = found
+                fields = event.fields
                 wire = _RUNS.get(etype)
                 if wire is not None and not fields.get("metadata"):
-                    if run is not None and run.continues(etype, fields):
-                        run.add(fields["delta"], data)
-                        continue
-                    if run is not None:
-                        self._run(run)
-                    run = _Run(etype, wire, fields, parser.index, self.kept.room())
-                    run.add(fields["delta"], data)
+                    if run is None or not run.continues(etype, fields):
+                        if run is not None:
+                            self._run(run)
+                        run = _Run(etype, wire, event, parser.index)
+                        prefix, deltas, kept = run.prefix, run.deltas, run.texts
+                    deltas.append(fields["delta"])
+                    kept.append(data)
                     continue
                 if run is not None:
                     self._run(run)
-                    run = None
-                if check_plain(etype, fields, parser.index):
-                    apply_plain(etype, fields)
+                    run = prefix = None
+                if check(etype, event, parser.index):
+                    apply(etype, event)
                     self._taken(etype, [data])
                 continue
             if run is not None:
                 self._run(run)
-                run = None
-            for event in parse(data):
-                self.event(type_of(event), event)
+                run = prefix = None
+            for model in parse(data):
+                self.event(type_of(model), model)
         if run is not None:
             self._run(run)
 
     def _run(self, run: _Run) -> None:
         """Deltas to one message or tool call, the first at event ``run.index``: checked as
         the first one is (the rest are checked against the same state), applied together."""
-        self._verifier.check_plain(run.etype, run.first, run.index)  # raises, or passes all
-        self._reducer.extend_plain(run.etype, run.first, run.deltas)
-        self._taken(run.etype, run.kept, len(run.deltas))
+        self._verifier.check(run.etype, run.first, run.index)  # raises, or passes them all
+        self._reducer.extend(run.etype, run.ident, run.deltas)
+        self._taken(run.etype, run.texts)
 
-    def _taken(self, etype: str, events: list[Any], count: int | None = None) -> None:
-        """``count`` events taken (default: all of ``events``, which are what may be kept)."""
+    def _taken(self, etype: str, events: list[Any]) -> None:
         tally = self._tally
-        count = len(events) if count is None else count
-        tally.event_count += count
+        tally.event_count += len(events)
         self.last_type = etype
-        if self.kept.add(events, count):
+        if self.kept.add(events):
             tally.warnings.append(f"kept the first {self.kept.cap} events of this run only")
 
 
 class _Run:
     """Consecutive deltas to one message or tool call, with one subagent tag (or none)."""
 
-    __slots__ = (
-        "deltas", "etype", "first", "ident", "index", "kept", "prefix", "room", "tag"
-    )  # fmt: skip
+    __slots__ = ("deltas", "etype", "first", "ident", "index", "prefix", "tag", "texts")
 
-    def __init__(
-        self, etype: str, wire: str, first: dict[str, Any], index: int, room: int | None
-    ) -> None:
+    def __init__(self, etype: str, wire: str, first: PlainEvent, index: int) -> None:
         self.etype = etype
-        self.first = first  # the first event's fields: what the verifier checks
-        self.ident = first[wire]
-        self.tag = first.get("subagentRunId")
+        self.first = first  # what the verifier checks
+        self.ident = first.fields[wire]
+        self.tag = first.fields.get("subagentRunId")
         self.index = index  # the first event's index
         self.deltas: list[str] = []
-        self.kept: list[str] = []  # the texts of the first ``room`` of them
-        self.room = room  # how many more events the run's result keeps (None: all)
+        self.texts: list[str] = []  # what the result keeps of them
         #: How the next delta's text begins when it repeats the compact layout (untagged).
         self.prefix = None if self.tag is not None else delta_prefix(etype, wire, self.ident)
 
@@ -195,8 +186,3 @@ class _Run:
             and fields[_RUNS[etype]] == self.ident
             and fields.get("subagentRunId") == self.tag
         )
-
-    def add(self, delta: str, data: str) -> None:
-        self.deltas.append(delta)
-        if self.room is None or len(self.kept) < self.room:
-            self.kept.append(data)

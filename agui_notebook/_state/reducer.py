@@ -237,28 +237,13 @@ class RunReducer:
         if handler is not None:
             handler(event)
 
-    def apply_plain(self, etype: str, fields: dict[str, Any]) -> None:
-        """:meth:`apply` for a plain event (``_protocol.plain``: its decoded JSON, camelCase
-        keys), through the same rules."""
-        metadata = fields.get("metadata")
-        if etype == "TEXT_MESSAGE_CONTENT" or etype == "REASONING_MESSAGE_CONTENT":
-            self._append_text(fields["messageId"], fields["delta"], metadata)
-        elif etype == "TOOL_CALL_ARGS":
-            self._append_arguments(fields["toolCallId"], fields["delta"], metadata)
-        elif etype == "STATE_DELTA":
-            self._patch_state(fields["delta"])
-        elif etype == "TOOL_CALL_END":
-            self._end_tool_call(fields["toolCallId"], metadata)
-        else:  # TEXT_MESSAGE_END, REASONING_MESSAGE_END
-            self._end_text(fields["messageId"], metadata)
-
-    def extend_plain(self, etype: str, fields: dict[str, Any], deltas: list[str]) -> None:
-        """The ``deltas`` of consecutive plain content or argument events without metadata to
-        what ``fields`` (the first of them) continues: :meth:`apply_plain` for each, at once."""
+    def extend(self, etype: str, ident: str, deltas: list[str]) -> None:
+        """The ``deltas`` of consecutive content (or argument) events without metadata to the
+        message (or tool call) ``ident``: :meth:`apply` for each, at once."""
         if etype == "TOOL_CALL_ARGS":
-            self._args[fields["toolCallId"]].extend(deltas)
+            self._args[ident].extend(deltas)
         else:  # TEXT_MESSAGE_CONTENT, REASONING_MESSAGE_CONTENT
-            self._text[fields["messageId"]].extend(deltas)
+            self._text[ident].extend(deltas)
 
     # -- reading while streaming ----------------------------------------------------------
 
@@ -353,20 +338,14 @@ class RunReducer:
             self._merge_message_metadata(mid, event.metadata)
 
     def _text_content(self, event: Any) -> None:
-        self._append_text(event.message_id, event.delta, event.metadata)
-
-    def _append_text(self, message_id: str, delta: str, metadata: dict[str, Any] | None) -> None:
-        self._text[message_id].append(delta)
-        if metadata:
-            self._merge_message_metadata(message_id, metadata)
+        self._text[event.message_id].append(event.delta)
+        if event.metadata:
+            self._merge_message_metadata(event.message_id, event.metadata)
 
     def _text_end(self, event: Any) -> None:
-        self._end_text(event.message_id, event.metadata)
-
-    def _end_text(self, message_id: str, metadata: dict[str, Any] | None) -> None:
-        if metadata:
-            self._merge_message_metadata(message_id, metadata)
-        self._materialize(message_id)
+        if event.metadata:
+            self._merge_message_metadata(event.message_id, event.metadata)
+        self._materialize(event.message_id)
 
     def _merge_message_metadata(self, message_id: str, metadata: dict[str, Any]) -> None:
         message = self.messages[message_id]
@@ -449,18 +428,13 @@ class RunReducer:
         self._args[tcid] = TextBuffer()
 
     def _tool_args(self, event: Any) -> None:
-        self._append_arguments(event.tool_call_id, event.delta, event.metadata)
-
-    def _append_arguments(self, tcid: str, delta: str, metadata: dict[str, Any] | None) -> None:
-        self._args[tcid].append(delta)
-        if metadata:
-            info = self.tool_calls[tcid]
-            self.tool_calls[tcid] = info.evolve(metadata=_merged(info.metadata, metadata))
+        self._args[event.tool_call_id].append(event.delta)
+        if event.metadata:
+            info = self.tool_calls[event.tool_call_id]
+            self.tool_calls[info.id] = info.evolve(metadata=_merged(info.metadata, event.metadata))
 
     def _tool_end(self, event: Any) -> None:
-        self._end_tool_call(event.tool_call_id, event.metadata)
-
-    def _end_tool_call(self, tcid: str, metadata: dict[str, Any] | None) -> None:
+        tcid = event.tool_call_id
         buffer = self._args.pop(tcid, None)
         text = buffer.value() if buffer is not None else ""
         held = self._restating.pop(tcid, None)
@@ -479,7 +453,7 @@ class RunReducer:
             arguments_text=text,
             arguments=arguments,
             status="done" if info.result_message_id else "called",
-            metadata=_merged(info.metadata, metadata),
+            metadata=_merged(info.metadata, event.metadata),
         )
         self.tool_calls[tcid] = info
         call: dict[str, Any] = {

@@ -14,13 +14,60 @@ from hypothesis import HealthCheck, example, given, settings
 
 from agui_notebook import ProtocolError
 from agui_notebook._protocol import plain
-from agui_notebook._protocol.events import _PLAIN, MODELS, EventParser, event_from_plain
+from agui_notebook._protocol.events import (
+    _PLAIN,
+    MODELS,
+    EventParser,
+    event_from_plain,
+    event_from_text,
+)
 from tests._hypothesis import examples
 from tests.protocol.test_parse_fast import _as_set, event_data
 
 MANY = settings(
     deadline=None, max_examples=examples(800), suppress_health_check=[HealthCheck.too_slow]
 )
+
+
+# A valid event of each plain type, with optional fields here and there.
+_SAMPLES: dict[str, dict[str, Any]] = {
+    "TEXT_MESSAGE_START": {"messageId": "m", "role": "user", "name": "ada"},
+    "TEXT_MESSAGE_CONTENT": {"messageId": "m", "delta": "hi", "timestamp": 5},
+    "TEXT_MESSAGE_END": {"messageId": "m", "metadata": {"k": 1}},
+    "TOOL_CALL_START": {"toolCallId": "c", "toolCallName": "f", "parentMessageId": "m"},
+    "TOOL_CALL_ARGS": {"toolCallId": "c", "delta": '{"a":', "subagentRunId": "s"},
+    "TOOL_CALL_END": {"toolCallId": "c", "rawEvent": {"x": 1}},
+    "TOOL_CALL_RESULT": {"messageId": "r", "toolCallId": "c", "content": "ok", "role": "tool"},
+    "REASONING_START": {"messageId": "p"},
+    "REASONING_MESSAGE_START": {"messageId": "m", "role": "reasoning"},
+    "REASONING_MESSAGE_CONTENT": {"messageId": "m", "delta": "hm"},
+    "REASONING_MESSAGE_END": {"messageId": "m"},
+    "REASONING_END": {"messageId": "p"},
+    "STATE_DELTA": {"delta": [{"op": "replace", "path": "/a", "value": None}]},
+    "STEP_STARTED": {"stepName": "plan"},
+    "STEP_FINISHED": {"stepName": "plan", "subagentRunId": "s"},
+}
+_ODD = st.sampled_from(
+    [None, 1, 1.0, True, "", "x", "tool", "assistant", "reasoning", "bogus", [], {}, {"k": 1},
+     [{"type": "text", "text": "hi"}], [{"op": "add", "path": "/b", "value": 1}]]
+)  # fmt: skip
+_KEYS = st.sampled_from(
+    ["messageId", "delta", "toolCallId", "toolCallName", "parentMessageId", "content", "role",
+     "name", "stepName", "subagentRunId", "metadata", "timestamp", "rawEvent", "unknownThing"]
+)  # fmt: skip
+
+
+@st.composite
+def plain_data(draw: st.DrawFn) -> str:
+    """An event of a plain type, valid or perturbed, compact or spaced, ``type`` first."""
+    etype = draw(st.sampled_from(sorted(_SAMPLES)))
+    event: dict[str, Any] = dict(_SAMPLES[etype])
+    for key in draw(st.lists(st.sampled_from(sorted(event)) | _KEYS, max_size=2)):
+        event.pop(key, None)
+    for key, value in draw(st.lists(st.tuples(_KEYS, _ODD), max_size=2)):
+        event[key] = value
+    separators = draw(st.sampled_from([(",", ":"), (", ", ": ")]))
+    return json.dumps({"type": etype, **event}, separators=separators, ensure_ascii=False)
 
 
 def _own_path(data: str) -> tuple[Any, ...]:
@@ -34,7 +81,7 @@ def _own_path(data: str) -> tuple[Any, ...]:
 
 
 @MANY
-@given(event_data(), st.booleans())
+@given(plain_data() | event_data(), st.booleans())
 @example('{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}', False)
 @example('{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi","timestamp":1.0}', False)
 @example('{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi","timestamp":true}', False)
@@ -54,31 +101,25 @@ def test_a_plain_event_is_what_the_parser_gives(data: str, open_chunk: bool) -> 
         assert parser.index == before  # left whole to parse()
         return
     assert not open_chunk
-    etype, fields = found
+    etype, plain_event = found
     ok, events, dumped, warnings, index = _own_path(data)
     assert ok == "ok" and warnings == [] and index == 1
     [event] = events
-    built = event_from_plain(etype, fields)
+    built = event_from_plain(etype, plain_event)
     assert type(built) is type(event) and built == event
     assert _as_set(built) == dumped[0]
     assert parser.index == before + 1
+    for name in type(event).model_fields:  # read as the model reads: what handlers rely on
+        if name != "type":
+            assert getattr(plain_event, name) == getattr(event, name), name
 
 
 def test_the_frequent_shapes_are_plain() -> None:
     """Guards the test above against never taking the plain path."""
-    samples = {
-        "TEXT_MESSAGE_CONTENT": {"messageId": "m", "delta": "hi", "timestamp": 5},
-        "TEXT_MESSAGE_END": {"messageId": "m", "metadata": {"k": 1}},
-        "TOOL_CALL_ARGS": {"toolCallId": "c", "delta": '{"a":', "subagentRunId": "s"},
-        "TOOL_CALL_END": {"toolCallId": "c", "rawEvent": {"x": 1}},
-        "REASONING_MESSAGE_CONTENT": {"messageId": "m", "delta": "hm"},
-        "REASONING_MESSAGE_END": {"messageId": "m"},
-        "STATE_DELTA": {"delta": [{"op": "replace", "path": "/a", "value": None}]},
-    }
-    assert set(samples) == set(plain.PLAIN_TYPES)
+    assert set(_SAMPLES) == set(plain.PLAIN_TYPES)
     for etype in _PLAIN:  # the types with a plain shape under the installed models
         for separators in ((",", ":"), (", ", ": ")):  # compact, and json.dumps' default
-            data = json.dumps({"type": etype, **samples[etype]}, separators=separators)
+            data = json.dumps({"type": etype, **_SAMPLES[etype]}, separators=separators)
             found = EventParser(lambda _: None).parse_plain(data)
             assert found is not None and found[0] == etype, etype
             assert isinstance(event_from_plain(*found), MODELS[etype])
@@ -131,7 +172,7 @@ def test_a_delta_read_by_its_prefix_is_what_the_parser_gives(
     assert parser.index == 1
     ok, events, dumped, warnings, index = _own_path(data)
     assert ok == "ok" and warnings == [] and index == 1
-    built = event_from_plain(etype, {"type": etype, wire: ident, "delta": delta})
+    built = event_from_text(data)
     assert built == events[0] and _as_set(built) == dumped[0]
 
 

@@ -228,16 +228,16 @@ def test_runs_of_deltas_are_taken_together() -> None:
     verifier = OrderVerifier()
     reducer = RunReducer(ThreadSnapshot(), record.warnings.append)
     checks: list[str] = []
-    check_plain = verifier.check_plain
+    check = verifier.check
 
-    def counted(etype: str, fields: dict[str, Any], index: int) -> bool:
+    def counted(etype: str, event: Any, index: int) -> bool:
         checks.append(etype)
-        return check_plain(etype, fields, index)
+        return check(etype, event, index)
 
-    verifier.check_plain = counted  # type: ignore[method-assign]
+    verifier.check = counted  # type: ignore[method-assign]
     feed = RunFeed(parser, verifier, reducer, KeptEvents(), record)
     feed.texts(texts, parser.parse)
-    assert checks == ["TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"]
+    assert checks == ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"]
     assert reducer.snapshot().messages["m1"].content == "01234"
     assert record.event_count == 8
     assert feed.kept.items[2:] == texts[2:]  # kept as their texts until read
