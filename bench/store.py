@@ -81,7 +81,6 @@ def build_thread(agent: Agent, messages: int) -> tuple[Thread, PendingInterrupt]
                 id=call.id,
                 name="transfer_money",
                 arguments_text=call.function.arguments,
-                arguments={"amount": turn + 1},
                 parent_message_id=mid,
                 status="called",
             )

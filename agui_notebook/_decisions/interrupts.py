@@ -102,8 +102,9 @@ class PendingInterrupt:
         call = tool_calls.get(tool_call_id) if tool_call_id else None
         if call is not None:
             name = call.name or name
-            if call.arguments is not None:
-                args = call.arguments
+            parsed = call.arguments  # parsed from its text on each read
+            if parsed is not None:
+                args = parsed
         subagent = getattr(interrupt, "subagent_run_id", None)
         known = (subagents or {}).get(subagent) if subagent else None
         return cls(

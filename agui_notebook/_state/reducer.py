@@ -104,13 +104,11 @@ class TextBuffer:
 
 @dataclass(frozen=True)
 class ToolCallInfo:
-    """A tool call as the thread knows it: arguments parsed, result attached."""
+    """A tool call as the thread knows it: its arguments (parsed when read), result attached."""
 
     id: str
     name: str
     arguments_text: str = ""
-    #: The parsed arguments (usually a dict); None while streaming or when they do not parse.
-    arguments: Any = None
     parent_message_id: str | None = None
     #: The result's content: a string, or a list of content parts (ag_ui.core models).
     result: Any = None
@@ -124,6 +122,19 @@ class ToolCallInfo:
     #: An opaque reasoning artefact the server attached to the call, returned with it.
     encrypted_value: str | None = None
     encrypted_value_type: str | None = None
+
+    @property
+    def arguments(self) -> Any:
+        """The parsed arguments (usually a dict); None while streaming or when they do not
+        parse. Read from :attr:`arguments_text` each time: a thread keeps the text, not the
+        objects of every call's arguments for the cyclic collector to walk."""
+        if self.status == "streaming":
+            return None
+        text = self.arguments_text
+        try:
+            return json_value(text) if text.strip() else {}
+        except (ValueError, RecursionError):
+            return None
 
     def evolve(self, **changes: Any) -> ToolCallInfo:
         """``dataclasses.replace(self, **changes)`` without its per-call look at the fields
@@ -441,9 +452,9 @@ class RunReducer:
         if held is not None and registry.restates_arguments(held, text):
             text = held  # LangGraph re-sent the call it already streamed (_compat)
         info = self.tool_calls[tcid]
-        arguments: Any = None
         try:
-            arguments = json_value(text) if text.strip() else {}
+            if text.strip():
+                json_value(text)  # parsed to judge it; ToolCallInfo.arguments parses when read
         except ValueError:
             # Closing a call says its text is complete, not valid (1.1 events/tool-calls).
             self._warn(f"tool call {tcid} ({info.name}): arguments are not valid JSON")
@@ -451,7 +462,6 @@ class RunReducer:
             self._warn(f"tool call {tcid} ({info.name}): arguments nested too deeply")
         info = info.evolve(
             arguments_text=text,
-            arguments=arguments,
             status="done" if info.result_message_id else "called",
             metadata=_merged(info.metadata, event.metadata),
         )
@@ -598,15 +608,10 @@ class RunReducer:
 
     def _learn_call(self, call: Any, parent: Any) -> None:
         known = self.tool_calls.get(call.id)
-        try:
-            arguments = json_value(call.function.arguments) if call.function.arguments else {}
-        except (ValueError, RecursionError):
-            arguments = None
         self.tool_calls[call.id] = ToolCallInfo(
             id=call.id,
             name=call.function.name,
             arguments_text=call.function.arguments,
-            arguments=arguments,
             parent_message_id=parent.id,
             result=known.result if known else None,
             result_message_id=known.result_message_id if known else None,

@@ -410,7 +410,11 @@ def test_decision_constructors() -> None:
 
 
 def test_pending_interrupt_resolves_tool_name_and_arguments_from_the_tool_call() -> None:
-    calls = {"c1": ToolCallInfo(id="c1", name="transfer", arguments={"amount": 5}, status="called")}
+    calls = {
+        "c1": ToolCallInfo(
+            id="c1", name="transfer", arguments_text='{"amount": 5}', status="called"
+        )
+    }
     it = PendingInterrupt.from_wire(
         Interrupt(
             id="i1", reason="tool_call", tool_call_id="c1", expires_at="2030-01-01T00:00:00Z"

@@ -208,7 +208,8 @@ async def _expect(
             _subset(want, have, "interrupt")
     if "tool_calls" in expect:
         for tcid, want in expect["tool_calls"].items():
-            _subset(want, vars(thread.tool_calls[tcid]), f"tool call {tcid}")
+            call = thread.tool_calls[tcid]
+            _subset(want, {**vars(call), "arguments": call.arguments}, f"tool call {tcid}")
     if "subagents" in expect:
         subagents = thread._snapshot.subagents
         for sid, want in expect["subagents"].items():

@@ -237,7 +237,12 @@ def test_runs_of_deltas_are_taken_together() -> None:
     verifier.check = counted  # type: ignore[method-assign]
     feed = RunFeed(parser, verifier, reducer, KeptEvents(), record)
     feed.texts(texts, parser.parse)
-    assert checks == ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"]
+    assert checks == [
+        "RUN_STARTED",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+    ]
     assert reducer.snapshot().messages["m1"].content == "01234"
     assert record.event_count == 8
     assert feed.kept.items[2:] == texts[2:]  # kept as their texts until read

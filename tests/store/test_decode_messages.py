@@ -163,7 +163,6 @@ _CALL_VALUES = st.fixed_dictionaries(
         "id": _TEXT,
         "name": _TEXT,
         "arguments_text": _TEXT,
-        "arguments": _ODD,
         "parent_message_id": st.one_of(st.none(), _TEXT),
         "result": _ODD,
         "result_message_id": st.one_of(st.none(), _TEXT),
