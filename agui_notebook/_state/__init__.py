@@ -1,6 +1,7 @@
 """A thread's state, reduced from verified events. Pure: no I/O, no event loop, no widgets.
 
-Owns the reducer (events -> messages, tool calls, state, outcome; copy on write), RFC 6902 patches,
+Owns the reducer (events -> messages, tool calls, state, outcome; copy on write), a run's feed
+(event texts or models -> the verifier, the reducer, what the run keeps), RFC 6902 patches,
 the history a run sends back (``history``), and the view's display items (``items``, with content
 ``parts``, activity and A2UI surfaces in ``genui`` and ``a2ui``).
 
