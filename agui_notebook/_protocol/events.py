@@ -30,7 +30,6 @@ from typing import Any
 
 from ag_ui.core import events as agui_events
 from pydantic import BaseModel, ValidationError
-from pydantic_core import from_json
 
 from .._errors import ProtocolError
 from . import plain as _plain
@@ -55,7 +54,6 @@ __all__ = [
     "encode_run_input",
     "enforce_input",
     "enforce_run_input",
-    "event_from_plain",
     "event_from_text",
     "type_of",
     "version_warning",
@@ -697,7 +695,7 @@ class EventParser:
             return [event]
         return [*self._closing(event, etype), event]
 
-    def parse_plain(self, data: str) -> tuple[str, _plain.PlainEvent] | None:
+    def parse_plain(self, data: str) -> tuple[str, Any] | None:
         """``(type, event)`` when ``data`` is a plain event (:mod:`.plain`: read as its model
         would be, without one) that :meth:`parse` would return as that one event, unchanged: no
         chunk stream is open for it to close. None leaves ``data`` to :meth:`parse`."""
@@ -709,17 +707,13 @@ class EventParser:
             etype = data[10 : data.find('"', 10)]
         else:
             return None
-        shape = _PLAIN.get(etype)
-        if shape is None:
+        way = _PLAIN.get(etype)
+        if way is None:
             return None
-        try:
-            fields = from_json(data)  # the parser the models' own JSON validator is built on
-        except (ValueError, TypeError):  # TypeError: a lone surrogate, not encodable as UTF-8
-            return None  # the full path words the error
-        if type(fields) is not dict or fields.get("type") != etype or not shape.fits(fields):
-            return None  # a second "type" key, or anything the model would not take as it is
+        event = _plain.decode(data, way)
+        if event is None:
+            return None  # the full path reads it, and words any error
         self._index += 1
-        event = _plain.PlainEvent(fields, shape.attributes)
         if etype in _OPENERS:
             self._note_owner(event, etype)
         return etype, event
@@ -1056,19 +1050,15 @@ def _patch_clean(ops: Any) -> bool:
 
 _TYPE_OF: dict[type[BaseModel], str] = {cls: name for name, cls in MODELS.items()}
 
-# The plain shapes of the installed models (a STATE_DELTA's operations must be well formed too).
-_PLAIN = _plain.shapes(MODELS, {"STATE_DELTA": lambda fields: _patch_clean(fields["delta"])})
-
-
-def event_from_plain(etype: str, event: _plain.PlainEvent) -> BaseModel:
-    """The event model of a plain event from :meth:`EventParser.parse_plain`."""
-    return _plain.materialize(MODELS[etype], event.fields)
+# How to read each frequent type plain with the installed models (a STATE_DELTA's operations
+# must be well formed too).
+_PLAIN = _plain.plains(MODELS, {"STATE_DELTA": lambda event: _patch_clean(event.delta)})
 
 
 def event_from_text(data: str) -> BaseModel:
     """The event model of a text :meth:`EventParser.parse_plain` (or ``parse_delta``) took."""
     fields = _plain.json_value(data)  # json.loads for what pydantic-core's parser refuses
-    return _plain.materialize(MODELS[fields["type"]], fields)
+    return MODELS[fields["type"]].model_validate(fields)
 
 
 def type_of(event: BaseModel) -> str:

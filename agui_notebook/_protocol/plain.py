@@ -1,233 +1,66 @@
-"""Plain events: the bulk of a stream read as decoded JSON, with no model built. Pure.
+"""Plain events: the bulk of a stream read without building its pydantic models. Pure.
 
-Most of a run is deltas (text, tool-call arguments, state patches) and the ends that close
-them. A pydantic model per delta costs more than parsing its JSON, so for these types a
-message whose decoded object is exactly what the installed ``ag_ui.core`` model accepts as it
-is, is taken as it is: the object is the event. "Exactly" is read off the model's own fields
-(:func:`_shape`), so another line of ag-ui-protocol gets its own rules:
+Most of a run is deltas (text, tool-call arguments, state patches) and the starts and ends
+around them. A pydantic model per event costs more than its JSON, and the validators of the
+rarer types run cold in a stream of deltas (measured: a ``TOOL_CALL_START`` validated in 1.8 us
+alone, 7-17 us in a realistic stream). So each of these types also gets a msgspec ``Struct``,
+read off the installed ``ag_ui.core`` model's own fields when the package loads (:func:`plain`),
+that accepts exactly what the model takes unchanged and nothing else:
 
 - every key is a field's wire name (an unknown property goes to the parser, which strips it
   with a warning);
-- every value already has the field's type: a JSON string for ``str``, an integer (not a bool,
-  within the field's bounds) for ``int``, an object for ``dict``, an array for ``list``,
-  anything but null for ``Any``; null, a float for an int, or any value the model would coerce,
-  goes to the parser, which accepts or refuses it;
-- every required field is present, and a field with any other constraint, or a type outside
-  those, sends the whole type (when required) or that key (when optional) to the parser.
+- every value already has the field's type: a JSON string for ``str`` (or for a union with a
+  string member), an integer within the field's bounds for ``int`` (not a bool, not 1.0), one
+  of the values of a ``Literal``, an object for ``dict``, an array for ``list``, anything but
+  null for ``Any``; null, or a value the model would coerce, goes to the parser;
+- every required field is present; a field of any other type or constraint, a validator or a
+  setting that transforms what the model reads, and the type has no plain form at all.
 
-The decoder is pydantic-core's (``from_json``), the parser the model's JSON validator is built
-on, so values (duplicate keys, big integers, non-finite numbers) come out as the model would
-read them. :func:`materialize` builds the model from the object, only when someone asks for it
-(an event a consumer iterates, or one kept on the result). ``tests/protocol/test_plain.py``
-holds both to :class:`~._events.EventParser`'s own path, event for event.
+An absent field reads as the model's default, so the verifier and the reducer take a plain
+event through the same handlers, by the same attribute names, as a model. msgspec reads JSON
+as ``json.loads`` does (duplicate keys: the last; big integers; no NaN, which goes to the
+parser). The model itself is built from the event's text only when someone asks for it (an
+event kept on the result). ``tests/protocol/test_plain.py`` holds every plain event, and
+each attribute, to :class:`~.events.EventParser`'s own path, under both ag-ui-protocol lines.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from json.decoder import scanstring  # type: ignore[attr-defined]  # the C decoder of strings
-from typing import Any
+from typing import Annotated, Any, Literal, Union
 
 import annotated_types
+import msgspec
 from pydantic import BaseModel
 from pydantic_core import from_json
 
 __all__ = [
     "PLAIN_TYPES",
-    "PlainEvent",
-    "PlainShape",
+    "Plain",
+    "decode",
     "delta_prefix",
     "json_value",
-    "materialize",
+    "plain",
+    "plains",
     "read_delta",
-    "shapes",
 ]
 
-_ANY: Any = object()  # a field of type Any: any value but null
 _NONE = type(None)
+# Any JSON value but null (a declared field sent as null goes to the parser, which refuses it).
+_NOT_NULL = Union[dict[str, Any], list[Any], str, int, float, bool]  # noqa: UP007 - msgspec
 # Model settings that change nothing about which values a field accepts or what it stores.
 _NEUTRAL_CONFIG = frozenset(
     {"extra", "alias_generator", "populate_by_name", "validate_by_name", "validate_by_alias",
      "serialize_by_alias", "title", "json_schema_extra", "protected_namespaces"}
 )  # fmt: skip
+# UnicodeEncodeError: a raw lone surrogate (never from a stream decoded as UTF-8) is not text msgspec reads.
+_DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, UnicodeEncodeError)
 
-
-@dataclass(frozen=True, slots=True)
-class PlainShape:
-    """What a plain object of one event type may hold, and how its model would read it."""
-
-    #: Wire name -> the exact Python type its value must have (``_ANY``: anything but None).
-    kinds: dict[str, Any]
-    #: Wire names that must be present.
-    required: frozenset[str]
-    #: Wire names of bounded integers -> (lowest, highest).
-    bounds: dict[str, tuple[int, int]]
-    #: Wire names of literal strings -> the values allowed.
-    allowed: dict[str, frozenset[str]]
-    #: The model's attribute names -> (wire name, the default when absent).
-    attributes: dict[str, tuple[str, Any]]
-    #: A further check of the whole object (the patch operations of a STATE_DELTA), if any.
-    check: Callable[[dict[str, Any]], bool] | None = None
-    #: The required fields and their types, when each is a plain str, int, dict or list; with
-    #: ``type``, the common shape's size.
-    common: tuple[tuple[str, Any], ...] = ()
-    common_size: int = -1
-
-    def fits(self, fields: dict[str, Any]) -> bool:
-        """True when the model would take ``fields`` as they are (``type`` checked already)."""
-        if len(fields) == self.common_size:
-            # The common shape, ``type`` and the required fields: their types are all to check.
-            for key, kind in self.common:
-                if type(fields.get(key)) is not kind:
-                    break
-            else:
-                return self.check is None or self.check(fields)
-        kinds = self.kinds
-        for key, value in fields.items():
-            kind = kinds.get(key)
-            if kind is None:
-                return False
-            if type(value) is not kind and (kind is not _ANY or value is None):
-                return False
-        if not self.required <= fields.keys():
-            return False
-        for key, (low, high) in self.bounds.items():
-            value = fields.get(key)
-            if value is not None and not low <= value <= high:
-                return False
-        for key, values in self.allowed.items():
-            if key in fields and fields[key] not in values:
-                return False
-        return self.check is None or self.check(fields)
-
-
-class PlainEvent:
-    """A plain event read the way its model would be: ``event.message_id`` is the object's
-    ``messageId``, an absent field its default. So the verifier and the reducer take it as they
-    take a model, without one being built (a model per event costs more than its JSON, and
-    pydantic's validators for the rarer types run cold in a stream of deltas)."""
-
-    __slots__ = ("_attributes", "fields")
-
-    def __init__(self, fields: dict[str, Any], attributes: dict[str, tuple[str, Any]]) -> None:
-        self.fields = fields
-        self._attributes = attributes
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            wire, default = self._attributes[name]
-        except KeyError:
-            raise AttributeError(name) from None
-        return self.fields.get(wire, default)
-
-
-class _Rule(typing.NamedTuple):
-    kind: Any  # the exact type of a plain value
-    bounds: tuple[int, int] | None = None
-    allowed: frozenset[str] | None = None
-
-
-def _field_rule(annotation: Any, metadata: list[Any]) -> _Rule | None:
-    """What a field's value must be for the model to take it unchanged, or None."""
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        members = [a for a in typing.get_args(annotation) if a is not _NONE]  # null: the parser's
-        if len(members) > 1 and str in members and not metadata:
-            return _Rule(str)  # a string is the string member's, exactly (the others: the parser)
-        if len(members) != 1:
-            return None
-        annotation = members[0]
-    if typing.get_origin(annotation) is typing.Literal:
-        values = typing.get_args(annotation)
-        if metadata or not all(type(v) is str for v in values):
-            return None
-        return _Rule(str, allowed=frozenset(values))
-    if annotation is int:
-        low, high = -(2**1024), 2**1024  # JSON integers: any size, unless bounded
-        for item in metadata:
-            if isinstance(item, annotated_types.Ge):
-                low = int(item.ge)  # type: ignore[call-overload]
-            elif isinstance(item, annotated_types.Le):
-                high = int(item.le)  # type: ignore[call-overload]
-            else:
-                return None
-        return _Rule(int, (low, high) if metadata else None)
-    if metadata:
-        return None
-    if annotation is str:
-        return _Rule(str)
-    if annotation is Any:
-        return _Rule(_ANY)
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin is dict and args in ((str, Any), ()):
-        return _Rule(dict)
-    if origin is list and args in ((Any,), ()):
-        return _Rule(list)
-    return None
-
-
-def _shape(
-    model: type[BaseModel], check: Callable[[dict[str, Any]], bool] | None = None
-) -> PlainShape | None:
-    """The plain shape of ``model``'s events, or None when a required field has no plain form,
-    or the model transforms what it reads (validators, settings such as whitespace stripping)."""
-    decorators = model.__pydantic_decorators__
-    if (
-        set(model.model_config) - _NEUTRAL_CONFIG
-        or decorators.validators
-        or decorators.field_validators
-        or decorators.root_validators
-        or decorators.model_validators
-    ):
-        return None
-    kinds: dict[str, Any] = {"type": str}  # its value is the type the message was read under
-    required: set[str] = set()
-    bounds: dict[str, tuple[int, int]] = {}
-    allowed: dict[str, frozenset[str]] = {}
-    attributes: dict[str, tuple[str, Any]] = {}
-    for name, info in model.model_fields.items():
-        if name == "type":
-            continue
-        if info.default_factory is not None:
-            return None  # a view would share one default among events
-        wire = info.alias or name
-        attributes[name] = (wire, None if info.is_required() else info.default)
-        rule = _field_rule(info.annotation, info.metadata)
-        if rule is None:
-            if info.is_required():
-                return None
-            continue  # the key, when present, goes to the parser
-        kinds[wire] = rule.kind
-        if rule.bounds is not None:
-            bounds[wire] = rule.bounds
-        if rule.allowed is not None:
-            allowed[wire] = rule.allowed
-        if info.is_required():
-            required.add(wire)
-    shape = PlainShape(kinds, frozenset(required), bounds, allowed, attributes, check)
-    common = tuple((wire, kinds[wire]) for wire in sorted(required))
-    if any(kind is _ANY or wire in bounds or wire in allowed for wire, kind in common):
-        return shape
-    return dataclasses.replace(shape, common=common, common_size=len(common) + 1)
-
-
-def shapes(
-    models: dict[str, type[BaseModel]], checks: dict[str, Callable[[dict[str, Any]], bool]]
-) -> dict[str, PlainShape]:
-    """The plain shapes of the types in ``PLAIN_TYPES`` that have one with these models."""
-    found = {}
-    for etype in PLAIN_TYPES:
-        shape = _shape(models[etype], checks.get(etype))
-        if shape is not None:
-            found[etype] = shape
-    return found
-
-
-#: The types read plain when their shape allows: messages, tool calls and reasoning from start
+#: The types read plain when their model allows: messages, tool calls and reasoning from start
 #: to end, tool results, state deltas and steps (a stream's bulk; the rest are rare).
 PLAIN_TYPES = (
     "TEXT_MESSAGE_START",
@@ -248,6 +81,114 @@ PLAIN_TYPES = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Plain:
+    """How to read one event type plain."""
+
+    #: Decodes a text into the type's Struct (its attributes: the model's), or raises.
+    decode: Callable[[str], Any]
+    #: A further check of the decoded event (a STATE_DELTA's operations), if any.
+    check: Callable[[Any], bool] | None = None
+
+
+def _field_type(annotation: Any, metadata: list[Any]) -> Any:
+    """The msgspec type of what a field takes unchanged, or None when it has no plain form."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(annotation) if a is not _NONE]  # null: the parser's
+        if len(members) > 1 and str in members and not metadata:
+            return str  # a string is the string member's, exactly (the others: the parser)
+        if len(members) != 1:
+            return None
+        annotation = members[0]
+    if typing.get_origin(annotation) is typing.Literal:
+        values = typing.get_args(annotation)
+        if metadata or not all(type(v) is str for v in values):
+            return None
+        return Literal[values]
+    if annotation is int:
+        bounds: dict[str, int] = {}
+        for item in metadata:
+            if isinstance(item, annotated_types.Ge):
+                bounds["ge"] = int(item.ge)  # type: ignore[call-overload]
+            elif isinstance(item, annotated_types.Le):
+                bounds["le"] = int(item.le)  # type: ignore[call-overload]
+            else:
+                return None
+        return Annotated[int, msgspec.Meta(**bounds)] if bounds else int  # type: ignore[call-overload]
+    if metadata:
+        return None
+    if annotation in (str, Any):
+        return str if annotation is str else _NOT_NULL
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is dict and args in ((str, Any), ()):
+        return dict[str, Any]
+    if origin is list and args in ((Any,), ()):
+        return list[Any]
+    return None
+
+
+def plain(
+    etype: str, model: type[BaseModel], check: Callable[[Any], bool] | None = None
+) -> Plain | None:
+    """How to read ``model``'s events plain, or None when a required field has no plain form
+    or the model transforms what it reads (validators, settings such as whitespace stripping)."""
+    decorators = model.__pydantic_decorators__
+    if (
+        set(model.model_config) - _NEUTRAL_CONFIG
+        or decorators.validators
+        or decorators.field_validators
+        or decorators.root_validators
+        or decorators.model_validators
+    ):
+        return None
+    fields: list[tuple[Any, ...]] = []
+    rename: dict[str, str] = {}
+    for name, info in model.model_fields.items():
+        if name == "type":
+            continue  # the tag
+        if info.default_factory is not None:
+            return None  # an event would share one default object with every other
+        kind = _field_type(info.annotation, info.metadata)
+        if kind is None:
+            return None  # the handlers read every attribute: a field the Struct lacks breaks them
+        rename[name] = info.alias or name
+        # An optional field reads as the model's default when absent; its type leaves null out.
+        fields.append((name, kind) if info.is_required() else (name, kind, info.default))
+    struct = msgspec.defstruct(
+        model.__name__ + "Plain",
+        fields,
+        kw_only=True,
+        rename=rename,
+        tag_field="type",
+        tag=etype,
+        forbid_unknown_fields=True,
+    )
+    return Plain(msgspec.json.Decoder(struct).decode, check)
+
+
+def plains(
+    models: dict[str, type[BaseModel]], checks: dict[str, Callable[[Any], bool]]
+) -> dict[str, Plain]:
+    """How to read each type of ``PLAIN_TYPES`` that has a plain form with these models."""
+    found = {}
+    for etype in PLAIN_TYPES:
+        way = plain(etype, models[etype], checks.get(etype))
+        if way is not None:
+            found[etype] = way
+    return found
+
+
+def decode(data: str, way: Plain) -> Any:
+    """The plain event ``data`` holds, read ``way``; None when it is not one exactly."""
+    try:
+        event = way.decode(data)
+    except _DECODE_ERRORS:
+        return None
+    if way.check is not None and not way.check(event):
+        return None
+    return event
+
+
 def delta_prefix(etype: str, wire: str, ident: str) -> str:
     """How the compact layout (type, the id, the delta; no spaces) begins for a delta of type
     ``etype`` to ``ident`` (``wire``: its key, ``messageId`` or ``toolCallId``)."""
@@ -260,10 +201,10 @@ def read_delta(data: str, start: int) -> str | None:
     if data[-1:] != "}":
         return None
     try:
-        delta, end = scanstring(data, start, True)  # strict: no raw control characters
-    except ValueError:
+        delta = from_json(data[start - 1 : -1])  # the string, and nothing after it
+    except (ValueError, TypeError):
         return None
-    return delta if end == len(data) - 1 else None
+    return delta if type(delta) is str else None
 
 
 def json_value(text: str) -> Any:
@@ -274,8 +215,3 @@ def json_value(text: str) -> Any:
         return from_json(text)
     except (ValueError, TypeError):
         return json.loads(text)
-
-
-def materialize(model: type[BaseModel], fields: dict[str, Any]) -> BaseModel:
-    """The event model of a plain object (equal to what the parser's own path builds)."""
-    return model.model_validate(fields)

@@ -20,17 +20,17 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from .._protocol.events import EventParser, event_from_text, type_of
-from .._protocol.plain import PlainEvent, delta_prefix
+from .._protocol.plain import delta_prefix
 from .._protocol.verify import OrderVerifier
 from .reducer import RunReducer
 
 __all__ = ["KeptEvents", "RunFeed", "Tally"]
 
-# Deltas that may run together: type -> the wire name of what they continue.
+# Deltas that may run together: type -> what they continue (attribute, wire name).
 _RUNS = {
-    "TEXT_MESSAGE_CONTENT": "messageId",
-    "REASONING_MESSAGE_CONTENT": "messageId",
-    "TOOL_CALL_ARGS": "toolCallId",
+    "TEXT_MESSAGE_CONTENT": ("message_id", "messageId"),
+    "REASONING_MESSAGE_CONTENT": ("message_id", "messageId"),
+    "TOOL_CALL_ARGS": ("tool_call_id", "toolCallId"),
 }
 
 
@@ -123,15 +123,14 @@ class RunFeed:
             found = parse_plain(data)
             if found is not None:
                 etype, event = found
-                fields = event.fields
-                wire = _RUNS.get(etype)
-                if wire is not None and not fields.get("metadata"):
-                    if run is None or not run.continues(etype, fields):
+                attr = _RUNS.get(etype)
+                if attr is not None and not event.metadata:
+                    if run is None or not run.continues(etype, event):
                         if run is not None:
                             self._run(run)
-                        run = _Run(etype, wire, event, parser.index)
+                        run = _Run(etype, event, parser.index)
                         prefix, deltas, kept = run.prefix, run.deltas, run.texts
-                    deltas.append(fields["delta"])
+                    deltas.append(event.delta)
                     kept.append(data)
                     continue
                 if run is not None:
@@ -169,20 +168,21 @@ class _Run:
 
     __slots__ = ("deltas", "etype", "first", "ident", "index", "prefix", "tag", "texts")
 
-    def __init__(self, etype: str, wire: str, first: PlainEvent, index: int) -> None:
+    def __init__(self, etype: str, first: Any, index: int) -> None:
+        attr, wire = _RUNS[etype]
         self.etype = etype
         self.first = first  # what the verifier checks
-        self.ident = first.fields[wire]
-        self.tag = first.fields.get("subagentRunId")
+        self.ident = getattr(first, attr)
+        self.tag = first.subagent_run_id
         self.index = index  # the first event's index
         self.deltas: list[str] = []
         self.texts: list[str] = []  # what the result keeps of them
         #: How the next delta's text begins when it repeats the compact layout (untagged).
         self.prefix = None if self.tag is not None else delta_prefix(etype, wire, self.ident)
 
-    def continues(self, etype: str, fields: dict[str, Any]) -> bool:
+    def continues(self, etype: str, event: Any) -> bool:
         return (
             etype == self.etype
-            and fields[_RUNS[etype]] == self.ident
-            and fields.get("subagentRunId") == self.tag
+            and getattr(event, _RUNS[etype][0]) == self.ident
+            and event.subagent_run_id == self.tag
         )

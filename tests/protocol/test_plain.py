@@ -14,13 +14,7 @@ from hypothesis import HealthCheck, example, given, settings
 
 from agui_notebook import ProtocolError
 from agui_notebook._protocol import plain
-from agui_notebook._protocol.events import (
-    _PLAIN,
-    MODELS,
-    EventParser,
-    event_from_plain,
-    event_from_text,
-)
+from agui_notebook._protocol.events import _PLAIN, MODELS, EventParser, event_from_text
 from tests._hypothesis import examples
 from tests.protocol.test_parse_fast import _as_set, event_data
 
@@ -105,8 +99,8 @@ def test_a_plain_event_is_what_the_parser_gives(data: str, open_chunk: bool) -> 
     ok, events, dumped, warnings, index = _own_path(data)
     assert ok == "ok" and warnings == [] and index == 1
     [event] = events
-    built = event_from_plain(etype, plain_event)
-    assert type(built) is type(event) and built == event
+    built = event_from_text(data)
+    assert type(built) is type(event) and built == event and etype == built.type
     assert _as_set(built) == dumped[0]
     assert parser.index == before + 1
     for name in type(event).model_fields:  # read as the model reads: what handlers rely on
@@ -114,7 +108,7 @@ def test_a_plain_event_is_what_the_parser_gives(data: str, open_chunk: bool) -> 
             assert getattr(plain_event, name) == getattr(event, name), name
 
 
-def test_the_frequent_shapes_are_plain() -> None:
+def test_the_frequent_types_are_read_plain() -> None:
     """Guards the test above against never taking the plain path."""
     assert set(_SAMPLES) == set(plain.PLAIN_TYPES)
     for etype in _PLAIN:  # the types with a plain shape under the installed models
@@ -122,11 +116,11 @@ def test_the_frequent_shapes_are_plain() -> None:
             data = json.dumps({"type": etype, **_SAMPLES[etype]}, separators=separators)
             found = EventParser(lambda _: None).parse_plain(data)
             assert found is not None and found[0] == etype, etype
-            assert isinstance(event_from_plain(*found), MODELS[etype])
+            assert isinstance(event_from_text(data), MODELS[etype])
     assert {"TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS", "TOOL_CALL_END"} <= set(_PLAIN)
 
 
-def test_a_model_that_transforms_what_it_reads_has_no_plain_shape() -> None:
+def test_a_model_that_transforms_what_it_reads_is_never_read_plain() -> None:
     from pydantic import ConfigDict, field_validator
 
     from agui_notebook._protocol.events import MODELS as models
@@ -142,9 +136,9 @@ def test_a_model_that_transforms_what_it_reads_has_no_plain_shape() -> None:
         def _upper(cls, value: str) -> str:
             return value.upper()
 
-    assert plain._shape(base) is not None
-    assert plain._shape(Stripping) is None
-    assert plain._shape(Validated) is None
+    assert plain.plain("TEXT_MESSAGE_CONTENT", base) is not None
+    assert plain.plain("TEXT_MESSAGE_CONTENT", Stripping) is None
+    assert plain.plain("TEXT_MESSAGE_CONTENT", Validated) is None
 
 
 @MANY
