@@ -41,6 +41,7 @@ from pydantic_core import from_json
 __all__ = [
     "PLAIN_TYPES",
     "Plain",
+    "check_json",
     "decode",
     "delta_prefix",
     "json_value",
@@ -205,6 +206,15 @@ def read_delta(data: str, start: int) -> str | None:
     except (ValueError, TypeError):
         return None
     return delta if type(delta) is str else None
+
+
+def check_json(text: str) -> None:
+    """Raise what ``json.loads(text)`` raises (ValueError, RecursionError), building nothing
+    when the text is valid (msgspec reads it as raw JSON: ~7x cheaper than parsing it)."""
+    try:
+        msgspec.json.decode(text, type=msgspec.Raw)
+    except (*_DECODE_ERRORS, RecursionError):
+        json_value(text)  # what msgspec refuses (NaN, a lone surrogate escape): json.loads judges
 
 
 def json_value(text: str) -> Any:

@@ -32,7 +32,7 @@ from ag_ui.core import FunctionCall
 from pydantic import BaseModel
 
 from .._frameworks import registry
-from .._protocol.plain import json_value
+from .._protocol.plain import check_json, json_value
 from .._protocol.wire import (
     ActivityMessage,
     AssistantMessage,
@@ -454,7 +454,7 @@ class RunReducer:
         info = self.tool_calls[tcid]
         try:
             if text.strip():
-                json_value(text)  # parsed to judge it; ToolCallInfo.arguments parses when read
+                check_json(text)  # judged; ToolCallInfo.arguments parses the text when read
         except ValueError:
             # Closing a call says its text is complete, not valid (1.1 events/tool-calls).
             self._warn(f"tool call {tcid} ({info.name}): arguments are not valid JSON")
@@ -698,7 +698,10 @@ def _retyped(model: Any, cls: type[BaseModel]) -> Any:
 
 
 def _ops(patch: list[Any]) -> list[Any]:
-    """JSON Patch operations as plain dicts (ag-ui-protocol 1.x parses them into models)."""
+    """JSON Patch operations as plain dicts (ag-ui-protocol 1.x parses them into models; a
+    patch is all dicts or all models, the parser having refused anything else)."""
+    if not patch or type(patch[0]) is dict:
+        return patch
     return [
         op.model_dump(mode="json", by_alias=True, exclude_unset=True)
         if isinstance(op, BaseModel)

@@ -216,3 +216,4 @@ def test_json_value_is_json_loads(text: str) -> None:
             return ("error", None)
 
     assert outcome(plain.json_value) == outcome(json.loads)
+    assert outcome(plain.check_json)[0] == outcome(json.loads)[0]  # judged as json.loads would
