@@ -192,7 +192,13 @@ class RunReducer:
     ) -> None:
         self._warn = warn
         self._strict = strict
-        self.messages: dict[str, Any] = dict(base.messages)
+        self._messages: dict[str, Any] = dict(base.messages)  # read through ``messages``
+        # Work on messages a run does often and nobody reads before it ends, done when they are
+        # read, per message in one model copy: the text of ended messages, and closed tool calls
+        # to attach to their assistant message (as they stood when they closed). Building these
+        # models one event at a time ran pydantic's validators cold between the deltas.
+        self._closed: dict[str, TextBuffer] = {}
+        self._unattached: dict[str, list[ToolCallInfo]] = {}
         self._state = PatchedDocument(base.state)
         self.tool_calls: dict[str, ToolCallInfo] = dict(base.tool_calls)
         self._held_calls = base.tool_calls  # what the thread held before this run
@@ -258,22 +264,52 @@ class RunReducer:
 
     # -- reading while streaming ----------------------------------------------------------
 
+    @property
+    def messages(self) -> dict[str, Any]:
+        """The messages by id, in order, as they stand now (text still streaming aside)."""
+        if self._closed or self._unattached:
+            self._settle()
+        return self._messages
+
     def text_of(self, message_id: str) -> str:
         """The text of a message so far, including deltas not yet joined."""
-        buffer = self._text.get(message_id)
+        buffer = self._text.get(message_id) or self._closed.get(message_id)
         if buffer is not None:
             return buffer.value()
-        message = self.messages.get(message_id)
+        message = self._messages.get(message_id)
         content = getattr(message, "content", None)
         return content if isinstance(content, str) else ""
 
     def snapshot(self) -> ThreadSnapshot:
         """The thread as it stands after this run (open buffers joined)."""
         for message_id in list(self._text):
-            self._materialize(message_id)
+            self._closed[message_id] = self._text.pop(message_id)
         return ThreadSnapshot(
             dict(self.messages), self.state, dict(self.tool_calls), dict(self.subagents)
         )
+
+    def _settle(self, message_id: str | None = None) -> None:
+        """Bring one message (or all) up to date: the text of an ended one into its content,
+        its closed tool calls into ``tool_calls``."""
+        ids = [message_id] if message_id is not None else [*self._closed, *self._unattached]
+        for mid in ids:
+            buffer = self._closed.pop(mid, None)
+            closed = self._unattached.pop(mid, None)
+            message = self._messages.get(mid)
+            if message is None:
+                continue
+            update: dict[str, Any] = {}
+            if buffer is not None:
+                update["content"] = buffer.value()
+            if closed:
+                calls = list(message.tool_calls or [])
+                for info in closed:
+                    call = _tool_call(info)
+                    calls = [c for c in calls if c.id != call.id]
+                    calls.append(call)
+                update["tool_calls"] = calls
+            if update:
+                self._messages[mid] = message.model_copy(update=update)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -322,7 +358,7 @@ class RunReducer:
 
     def _text_start(self, event: Any) -> None:
         mid = event.message_id
-        message = self.messages.get(mid)
+        message = self._messages.get(mid)
         if message is None:
             cls = _TEXT_ROLES.get(event.role, AssistantMessage)
             kwargs: dict[str, Any] = {"id": mid, "content": ""}
@@ -330,20 +366,22 @@ class RunReducer:
                 kwargs["name"] = event.name
             if event.subagent_run_id is not None:
                 kwargs["subagent_run_id"] = event.subagent_run_id
-            self.messages[mid] = cls(**kwargs)
+            self._messages[mid] = cls(**kwargs)
         self._text[mid] = TextBuffer(self.text_of(mid))  # re-streaming a known id appends (1.1)
+        self._closed.pop(mid, None)  # its text is the new buffer's
         self.touched[mid] = None
         if event.metadata:
             self._merge_message_metadata(mid, event.metadata)
 
     def _reasoning_start(self, event: Any) -> None:
         mid = event.message_id
-        if mid not in self.messages:
+        if mid not in self._messages:
             kwargs: dict[str, Any] = {"id": mid, "content": ""}
             if event.subagent_run_id is not None:
                 kwargs["subagent_run_id"] = event.subagent_run_id
-            self.messages[mid] = ReasoningMessage(**kwargs)
+            self._messages[mid] = ReasoningMessage(**kwargs)
         self._text[mid] = TextBuffer(self.text_of(mid))
+        self._closed.pop(mid, None)
         self.touched[mid] = None
         if event.metadata:
             self._merge_message_metadata(mid, event.metadata)
@@ -359,16 +397,15 @@ class RunReducer:
         self._materialize(event.message_id)
 
     def _merge_message_metadata(self, message_id: str, metadata: dict[str, Any]) -> None:
-        message = self.messages[message_id]
+        message = self._messages[message_id]
         merged = _merged(message.metadata, metadata)
-        self.messages[message_id] = message.model_copy(update={"metadata": merged})
+        self._messages[message_id] = message.model_copy(update={"metadata": merged})
 
     def _materialize(self, message_id: str) -> None:
+        """An ended message's text goes into its content when it is read (:meth:`_settle`)."""
         buffer = self._text.pop(message_id, None)
-        if buffer is None:
-            return
-        message = self.messages[message_id]
-        self.messages[message_id] = message.model_copy(update={"content": buffer.value()})
+        if buffer is not None:
+            self._closed[message_id] = buffer
 
     def _encrypted_value(self, event: Any) -> None:
         """Store the opaque artefact where it belongs; the type is replaced with the value."""
@@ -383,21 +420,22 @@ class RunReducer:
                 self._warn(f"REASONING_ENCRYPTED_VALUE names no known tool call {entity!r}")
                 return
             self.tool_calls[entity] = info.evolve(**update)
-            parent = self.messages.get(info.parent_message_id or "")
+            self._settle(info.parent_message_id or "")
+            parent = self._messages.get(info.parent_message_id or "")
             if isinstance(parent, AssistantMessage) and parent.tool_calls:
                 calls = [
                     _retyped(c, ToolCall).model_copy(update=update) if c.id == entity else c
                     for c in parent.tool_calls
                 ]
-                self.messages[parent.id] = parent.model_copy(update={"tool_calls": calls})
+                self._messages[parent.id] = parent.model_copy(update={"tool_calls": calls})
                 self.touched[parent.id] = None
             return
-        message = self.messages.get(entity)
+        message = self._messages.get(entity)
         if message is None or isinstance(message, ActivityMessage):
             # Activity messages carry no encrypted value by schema: a name for nothing known.
             self._warn(f"REASONING_ENCRYPTED_VALUE names no known message {entity!r}")
             return
-        self.messages[entity] = as_message(message).model_copy(update=update)
+        self._messages[entity] = as_message(message).model_copy(update=update)
         self.touched[entity] = None
 
     # -- tool calls -----------------------------------------------------------------------
@@ -417,18 +455,18 @@ class RunReducer:
             return
         parent = event.parent_message_id
         if parent is None:
-            last = next(reversed(self.messages), None) if self.messages else None
+            last = next(reversed(self._messages), None) if self._messages else None
             if (
                 last is not None
                 and last in self.touched
-                and isinstance(self.messages[last], AssistantMessage)
+                and isinstance(self._messages[last], AssistantMessage)
             ):
                 parent = last
             else:
                 parent = tcid
         owner = event.subagent_run_id
         if owner is None:
-            owner = getattr(self.messages.get(parent), "subagent_run_id", None)  # inherited
+            owner = getattr(self._messages.get(parent), "subagent_run_id", None)  # inherited
         self.tool_calls[tcid] = ToolCallInfo(
             id=tcid,
             name=event.tool_call_name,
@@ -466,28 +504,22 @@ class RunReducer:
             metadata=_merged(info.metadata, event.metadata),
         )
         self.tool_calls[tcid] = info
-        call: dict[str, Any] = {
-            "id": tcid,
-            "function": FunctionCall(name=info.name, arguments=text),
-        }
-        for attr in ("metadata", "encrypted_value", "encrypted_value_type"):
-            if getattr(info, attr) is not None:
-                call[attr] = getattr(info, attr)
-        self._attach_call(info.parent_message_id or tcid, ToolCall(**call), info.subagent_run_id)
+        self._attach_call(info.parent_message_id or tcid, info)
 
-    def _attach_call(self, parent_id: str, call: ToolCall, owner: str | None) -> None:
-        parent = self.messages.get(parent_id)
-        if not isinstance(parent, AssistantMessage):
-            if parent is not None:
-                self._warn(f"tool call {call.id}: parent {parent_id} is not an assistant message")
-                parent_id = call.id
-            kwargs: dict[str, Any] = {"id": parent_id, "tool_calls": []}
-            if owner is not None:
-                kwargs["subagent_run_id"] = owner
-            parent = AssistantMessage(**kwargs)
-        calls = [c for c in (parent.tool_calls or []) if c.id != call.id]
-        calls.append(call)
-        self.messages[parent_id] = parent.model_copy(update={"tool_calls": calls})
+    def _attach_call(self, parent_id: str, info: ToolCallInfo) -> None:
+        parent = self._messages.get(parent_id)
+        if isinstance(parent, AssistantMessage):  # the call joins it when it is read
+            self._unattached.setdefault(parent_id, []).append(info)
+            self.touched[parent_id] = None
+            return
+        if parent is not None:
+            self._warn(f"tool call {info.id}: parent {parent_id} is not an assistant message")
+            parent_id = info.id
+        kwargs: dict[str, Any] = {"id": parent_id, "tool_calls": [_tool_call(info)]}
+        if info.subagent_run_id is not None:
+            kwargs["subagent_run_id"] = info.subagent_run_id
+        self._settle(parent_id)  # what it replaces, as it stood
+        self._messages[parent_id] = AssistantMessage(**kwargs)
         self.touched[parent_id] = None
 
     def _tool_result(self, event: Any) -> None:
@@ -499,7 +531,7 @@ class RunReducer:
             kwargs["metadata"] = dict(event.metadata)
         if event.subagent_run_id is not None:
             kwargs["subagent_run_id"] = event.subagent_run_id
-        self.messages[mid] = ToolMessage(**kwargs)
+        self._messages[mid] = ToolMessage(**kwargs)
         self.touched[mid] = None
         info = self.tool_calls.get(tcid)
         if info is not None:
@@ -554,6 +586,7 @@ class RunReducer:
             self._warn(f"{etype} not applied, {what} kept as it was: {type(exc).__name__}: {exc}")
 
     def _messages_snapshot(self, event: Any) -> None:
+        self._settle()  # compared and replaced as they stand
         mentioned: set[str] = set()
         for message in event.messages:
             mentioned.add(message.id)
@@ -564,13 +597,13 @@ class RunReducer:
             if (
                 not self._strict
                 and isinstance(message, ToolMessage)
-                and message.id not in self.messages
+                and message.id not in self._messages
             ):
                 self._replace_result_message(message)
-            if self.messages.get(message.id) != message:
+            if self._messages.get(message.id) != message:
                 # Restated history the thread already holds is not "produced by this run".
                 self.touched[message.id] = None
-            self.messages[message.id] = message
+            self._messages[message.id] = message
             if isinstance(message, AssistantMessage):
                 for call in message.tool_calls or ():
                     self._learn_call(call, message)
@@ -587,21 +620,21 @@ class RunReducer:
         """The snapshot is the complete set: drop what it does not mention, except client-only
         activity and reasoning messages, unless it carries some of that role (1.1 events/state)."""
         kept_roles = {"activity", "reasoning"} - {m.role for m in snapshot}
-        for mid in [m for m in self.messages if m not in mentioned]:
-            if self.messages[mid].role in kept_roles:
+        for mid in [m for m in self._messages if m not in mentioned]:
+            if self._messages[mid].role in kept_roles:
                 continue
-            del self.messages[mid]
+            del self._messages[mid]
             self.touched.pop(mid, None)
             self._text.pop(mid, None)
 
     def _replace_result_message(self, message: ToolMessage) -> None:
         """A snapshot's result for a call the thread already has a result for, under another
         id (Microsoft re-ids them): replace that message in place rather than hold two."""
-        for mid, existing in self.messages.items():
+        for mid, existing in self._messages.items():
             if isinstance(existing, ToolMessage) and existing.tool_call_id == message.tool_call_id:
-                self.messages = {
+                self._messages = {
                     (message.id if k == mid else k): (message if k == mid else v)
-                    for k, v in self.messages.items()
+                    for k, v in self._messages.items()
                 }
                 self.touched.pop(mid, None)
                 return
@@ -624,7 +657,7 @@ class RunReducer:
 
     def _activity_snapshot(self, event: Any) -> None:
         mid = event.message_id
-        existing = self.messages.get(mid)
+        existing = self._messages.get(mid)
         if isinstance(existing, ActivityMessage):
             if event.replace is False:
                 # Leave content and type as they stand; metadata still merges (1.1 activity).
@@ -637,7 +670,7 @@ class RunReducer:
                     "subagent_run_id": event.subagent_run_id,
                 }
             update["metadata"] = _merged(existing.metadata, event.metadata)
-            self.messages[mid] = existing.model_copy(update=update)
+            self._messages[mid] = existing.model_copy(update=update)
         else:
             kwargs: dict[str, Any] = {
                 "id": mid,
@@ -648,11 +681,11 @@ class RunReducer:
                 kwargs["metadata"] = dict(event.metadata)
             if event.subagent_run_id is not None:
                 kwargs["subagent_run_id"] = event.subagent_run_id
-            self.messages[mid] = ActivityMessage(**kwargs)
+            self._messages[mid] = ActivityMessage(**kwargs)
         self.touched[mid] = None
 
     def _activity_delta(self, event: Any) -> None:
-        existing = self.messages.get(event.message_id)
+        existing = self._messages.get(event.message_id)
         if not isinstance(existing, ActivityMessage):
             self._warn(f"ACTIVITY_DELTA for unknown activity {event.message_id}, skipped")
             return
@@ -660,7 +693,7 @@ class RunReducer:
         if not isinstance(content, dict):
             self._warn(f"ACTIVITY_DELTA for {event.message_id} would make its content a non-object")
             content = existing.content
-        self.messages[event.message_id] = existing.model_copy(
+        self._messages[event.message_id] = existing.model_copy(
             update={
                 "content": content,
                 "activity_type": event.activity_type,  # a delta may retype its activity (1.1)
@@ -690,6 +723,18 @@ class RunReducer:
     def _subagent_ended(self, sid: str, status: str, error: str | None) -> None:
         info = self.subagents.get(sid) or SubagentInfo(id=sid)
         self.subagents[sid] = replace(info, status=status, error=error)
+
+
+def _tool_call(info: ToolCallInfo) -> ToolCall:
+    """The tool call an assistant message carries, as ``info`` stands."""
+    call: dict[str, Any] = {
+        "id": info.id,
+        "function": FunctionCall(name=info.name, arguments=info.arguments_text),
+    }
+    for attr in ("metadata", "encrypted_value", "encrypted_value_type"):
+        if getattr(info, attr) is not None:
+            call[attr] = getattr(info, attr)
+    return ToolCall(**call)
 
 
 def _retyped(model: Any, cls: type[BaseModel]) -> Any:

@@ -35,7 +35,11 @@ class _Record:
         self.warnings: list[str] = []
 
 
-def _outcome(batches: list[list[str]], *, plain: bool, cap: int | None) -> tuple[Any, ...]:
+def _outcome(
+    batches: list[list[str]], *, plain: bool, cap: int | None, observe: bool = False
+) -> tuple[Any, ...]:
+    """How a stream ends; ``observe`` reads the reducer's messages after every event (the
+    reducer brings them up to date when read: reading must change nothing)."""
     record = _Record()
     parser = EventParser(record.warnings.append)
     verifier = OrderVerifier((), record.warnings.append)
@@ -49,6 +53,8 @@ def _outcome(batches: list[list[str]], *, plain: bool, cap: int | None) -> tuple
                 for data in batch:
                     for event in parser.parse(data):
                         feed.event(type_of(event), event)
+                        if observe:
+                            [m.model_dump() for m in reducer.messages.values()]
         ending: tuple[Any, ...] = ("ok",)
     except AGUIError as exc:
         ending = ("error", type(exc).__name__, str(exc), getattr(exc, "event_index", None))
@@ -97,7 +103,7 @@ def _event(draw: st.DrawFn) -> dict[str, Any]:
             + ["args"] * 4
             + ["reasoning"] * 2
             + ["start", "end", "tool_start", "tool_end", "delta", "delta", "chunk", "run"]
-            + ["reasoning_start", "reasoning_end", "custom"]
+            + ["reasoning_start", "reasoning_end", "custom", "encrypted", "result"]
         )
     )
     mid = draw(MESSAGES)
@@ -142,6 +148,16 @@ def _event(draw: st.DrawFn) -> dict[str, Any]:
         return {"type": "TEXT_MESSAGE_CHUNK", "messageId": "k1", "delta": "x"}
     if kind == "custom":
         return {"type": "CUSTOM", "name": "n", "value": 1}
+    if kind == "encrypted":
+        subtype, entity = draw(st.sampled_from([("tool-call", "c1"), ("message", mid)]))
+        return {
+            "type": "REASONING_ENCRYPTED_VALUE",
+            "subtype": subtype,
+            "entityId": entity,
+            "encryptedValue": draw(st.sampled_from(["e1", "e2"])),
+        }
+    if kind == "result":
+        return {"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1", "content": "ok"}
     return draw(
         st.sampled_from(
             [
@@ -212,6 +228,32 @@ def _stream(draw: st.DrawFn) -> list[list[str]]:
 )
 def test_the_batch_way_ends_as_event_by_event(batches: list[list[str]], cap: int | None) -> None:
     assert _outcome(batches, plain=True, cap=cap) == _outcome(batches, plain=False, cap=cap)
+
+
+@MANY
+@given(_stream())
+@example(
+    [
+        [
+            '{"type":"RUN_STARTED","threadId":"t","runId":"r"}',
+            '{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}',
+            '{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a"}',
+            '{"type":"TEXT_MESSAGE_END","messageId":"m1"}',
+            '{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f"}',
+            '{"type":"TOOL_CALL_END","toolCallId":"c1"}',
+            '{"type":"REASONING_ENCRYPTED_VALUE","subtype":"tool-call","entityId":"c1",'
+            '"encryptedValue":"e1"}',
+            '{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}',
+            '{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"b"}',
+        ]
+    ]
+)
+def test_reading_the_messages_midway_changes_nothing(batches: list[list[str]]) -> None:
+    """The reducer settles an ended message's text and its closed tool calls when its messages
+    are read: read after every event or only at the end, they end the same."""
+    assert _outcome(batches, plain=False, cap=None, observe=True) == _outcome(
+        batches, plain=False, cap=None
+    )
 
 
 def test_runs_of_deltas_are_taken_together() -> None:
