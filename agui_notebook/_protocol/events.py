@@ -710,9 +710,12 @@ class EventParser:
         way = _PLAIN.get(etype)
         if way is None:
             return None
-        event = _plain.decode(data, way)
-        if event is None:
+        try:
+            event = way.decode(data)
+        except _plain.DECODE_ERRORS:
             return None  # the full path reads it, and words any error
+        if way.check is not None and not way.check(event):
+            return None
         self._index += 1
         if etype in _OPENERS:
             self._note_owner(event, etype)

@@ -31,6 +31,7 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii as _quoted  # json.dumps of a str, in C
 from typing import Annotated, Any, Literal, Union
 
 import annotated_types
@@ -39,10 +40,10 @@ from pydantic import BaseModel
 from pydantic_core import from_json
 
 __all__ = [
+    "DECODE_ERRORS",
     "PLAIN_TYPES",
     "Plain",
     "check_json",
-    "decode",
     "delta_prefix",
     "json_value",
     "plain",
@@ -59,7 +60,7 @@ _NEUTRAL_CONFIG = frozenset(
      "serialize_by_alias", "title", "json_schema_extra", "protected_namespaces"}
 )  # fmt: skip
 # UnicodeEncodeError: a raw lone surrogate (never from a stream decoded as UTF-8) is not text msgspec reads.
-_DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, UnicodeEncodeError)
+DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, UnicodeEncodeError)
 
 #: The types read plain when their model allows: messages, tool calls and reasoning from start
 #: to end, tool results, state deltas and steps (a stream's bulk; the rest are rare).
@@ -179,21 +180,10 @@ def plains(
     return found
 
 
-def decode(data: str, way: Plain) -> Any:
-    """The plain event ``data`` holds, read ``way``; None when it is not one exactly."""
-    try:
-        event = way.decode(data)
-    except _DECODE_ERRORS:
-        return None
-    if way.check is not None and not way.check(event):
-        return None
-    return event
-
-
 def delta_prefix(etype: str, wire: str, ident: str) -> str:
     """How the compact layout (type, the id, the delta; no spaces) begins for a delta of type
     ``etype`` to ``ident`` (``wire``: its key, ``messageId`` or ``toolCallId``)."""
-    return f'{{"type":"{etype}","{wire}":{json.dumps(ident)},"delta":"'
+    return f'{{"type":"{etype}","{wire}":{_quoted(ident)},"delta":"'
 
 
 def read_delta(data: str, start: int) -> str | None:
@@ -213,7 +203,7 @@ def check_json(text: str) -> None:
     when the text is valid (msgspec reads it as raw JSON: ~7x cheaper than parsing it)."""
     try:
         msgspec.json.decode(text, type=msgspec.Raw)
-    except (*_DECODE_ERRORS, RecursionError):
+    except (*DECODE_ERRORS, RecursionError):
         json_value(text)  # what msgspec refuses (NaN, a lone surrogate escape): json.loads judges
 
 

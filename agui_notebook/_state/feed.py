@@ -57,6 +57,8 @@ class KeptEvents:
 
     def add(self, items: list[Any]) -> bool:
         """Keep what fits of ``items``; True the first time one does not."""
+        if self.overflowed:
+            return False  # full: what comes after the cap is not kept
         if self.cap is None or len(self.items) + len(items) <= self.cap:
             self.items.extend(items)
             return False
