@@ -61,6 +61,7 @@ _NEUTRAL_CONFIG = frozenset(
 )  # fmt: skip
 # UnicodeEncodeError: a raw lone surrogate (never from a stream decoded as UTF-8) is not text msgspec reads.
 DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, UnicodeEncodeError)
+_STRING = msgspec.json.Decoder(str).decode
 
 #: The types read plain when their model allows: messages, tool calls and reasoning from start
 #: to end, tool results, state deltas and steps (a stream's bulk; the rest are rare).
@@ -192,10 +193,9 @@ def read_delta(data: str, start: int) -> str | None:
     if data[-1:] != "}":
         return None
     try:
-        delta = from_json(data[start - 1 : -1])  # the string, and nothing after it
-    except (ValueError, TypeError):
+        return _STRING(data[start - 1 : -1])  # one JSON string, nothing after it
+    except DECODE_ERRORS:
         return None
-    return delta if type(delta) is str else None
 
 
 def check_json(text: str) -> None:
