@@ -123,7 +123,7 @@ PAGE_SIZE = 32
 AUDIT_SHOWN = 20
 
 
-class ItemPage(ipywidgets.Widget):
+class ItemPage(ipywidgets.Widget):  # type: ignore[misc]  # ipywidgets ships no types
     """A run of :data:`PAGE_SIZE` consecutive items of a :class:`ChatView` (the last one may
     hold fewer): a model without a view of its own, which the chat's front end reads.
 
