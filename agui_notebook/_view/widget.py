@@ -123,11 +123,15 @@ PAGE_SIZE = 32
 AUDIT_SHOWN = 20
 
 
-class ItemPage(anywidget.AnyWidget):
+class ItemPage(ipywidgets.Widget):  # type: ignore[misc]  # ipywidgets ships no types
     """A run of :data:`PAGE_SIZE` consecutive items of a :class:`ChatView` (the last one may
-    hold fewer): a model without a view of its own, which the chat's front end reads."""
+    hold fewer): a model without a view of its own, which the chat's front end reads.
 
-    _esm = "export default {};"
+    A plain widget model (``@jupyter-widgets/base``'s), not an anywidget: marimo serves an
+    anywidget's module as a file of the running cell, so a page opened by a click's
+    continuation, after the cell ended, failed there (an ``AssertionError`` inside marimo, and the
+    turn stopped with the card "sending"). Every front end has the base model.
+    """
 
     items: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
     """The page's display items, in order (docs/widget-protocol.md)."""

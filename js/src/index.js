@@ -20,7 +20,9 @@
  * Root                      .agui-chat[data-agui-theme=light|dark][data-agui-contrast=more|normal]
  * Run status header         .agui-status[data-status=idle|running|waiting|sending|error]
  *                           (.agui-spinner while running/sending)
- * Item list                 .agui-items; each item .agui-item[data-kind=...][data-item-id=...]
+ * Item list                 .agui-items > .agui-page (the top-level items, 32 to a page: item i
+ *                           is in page floor(i / 32), unless in a subagent group); each item
+ *                           .agui-item[data-kind=...][data-item-id=...]
  *   user                    .agui-user
  *   assistant               .agui-assistant (+ .agui-streaming while streaming)
  *   reasoning               details.agui-reasoning (collapsed by default); .agui-encrypted note

@@ -8,6 +8,9 @@
  * the light end; JupyterLab's own middle shades (error-color1, success-color1, warn-color1) fail
  * AA on both. High contrast (VS Code's themes, prefers-contrast: more, forced-colors) drops the
  * muted greys and draws every border. tests/browser measures the ratios.
+ *
+ * A page of items off screen is neither styled, laid out nor painted (`content-visibility: auto`,
+ * keeping its last height; list.js): a long transcript costs the pages on screen.
  */
 
 export const CSS = `
@@ -68,7 +71,9 @@ export const CSS = `
 }
 @keyframes agui-spin { to { transform: rotate(360deg); } }
 @media (prefers-reduced-motion: reduce) { .agui-chat .agui-spinner { animation-duration: 3s; } }
-.agui-chat .agui-items { display: flex; flex-direction: column; gap: 6px; }
+.agui-chat .agui-items, .agui-chat .agui-page { display: flex; flex-direction: column; gap: 6px; }
+.agui-chat .agui-page { content-visibility: auto; contain-intrinsic-block-size: auto 1200px; }
+.agui-chat .agui-page:empty { display: none; }
 .agui-chat .agui-item { padding: 6px 8px; border-radius: 4px; }
 .agui-chat .agui-user { background: var(--agui-bg2); align-self: flex-end; max-width: 85%; }
 .agui-chat .agui-role { font-size: 0.85em; color: var(--agui-muted); }

@@ -7,7 +7,7 @@
  * is named as text, never as a link.
  *
  * `placeEntries` decides, for the whole list, which container each entry's node goes in; the
- * view moves only the nodes that are out of place (moving a node drops focus inside it).
+ * list (list.js) moves only the nodes that are out of place (moving a node drops focus inside it).
  */
 import { h } from "./dom.js";
 import { itemShell } from "./items.js";
@@ -93,12 +93,14 @@ export function subagentEntry(item) {
 
 /**
  * Which container each entry goes in: the group of `subagent:<item.subagent>` when the list has
- * that group (and nesting there makes no circle), else the top of the list.
+ * that group (and nesting there makes no circle), else the top of the list for its place.
  * @param {Array<{item: any, entry: Entry}>} rows  the list, in order
- * @param {HTMLElement} top
+ * @param {HTMLElement | ((index: number) => HTMLElement)} top  the top container, or the one for
+ *   the row at `index` (the list's pages)
  * @returns {Map<HTMLElement, HTMLElement[]>} container -> its nodes in order
  */
 export function placeEntries(rows, top) {
+  const topOf = typeof top === "function" ? top : () => top;
   /** @type {Map<string, {item: any, entry: GroupEntry}>} */
   const groups = new Map();
   for (const row of rows) {
@@ -123,13 +125,16 @@ export function placeEntries(rows, top) {
     if (isObj(item) && item.kind === "tool" && typeof item.id === "string" && typeof item.name === "string") tools.set(item.id, item.name);
   }
   /** @type {Map<HTMLElement, HTMLElement[]>} */
-  const placed = new Map([[top, []]]);
+  const placed = new Map();
   for (const group of groups.values()) placed.set(group.entry.children, []);
-  for (const row of rows) {
+  rows.forEach((row, i) => {
     const own = row.entry.kind === "subagent" && groups.get(row.item?.id) === row;
     const parent = own && !nests(/** @type {{item: any, entry: GroupEntry}} */ (row)) ? undefined : groupOf(row.item);
-    /** @type {HTMLElement[]} */ (placed.get(parent ? parent.entry.children : top)).push(row.entry.node);
-  }
+    const container = parent ? parent.entry.children : topOf(i);
+    const nodes = placed.get(container);
+    if (nodes) nodes.push(row.entry.node);
+    else placed.set(container, [row.entry.node]);
+  });
   for (const { item, entry } of groups.values()) {
     entry.setCount(placed.get(entry.children)?.length ?? 0);
     const call = typeof item.parentToolCallId === "string" ? tools.get(`tool:${item.parentToolCallId}`) : undefined;

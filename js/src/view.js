@@ -1,18 +1,18 @@
 // @ts-check
 /**
- * The view shell: `render({model, el})` builds the status header, the item list, the state and
- * the audit; it reconciles the item list by key (kind + id) so a streaming update never replaces
- * a node with focus, typed text or open sections in it, and puts a subagent's items in its group
- * (subagents.js); it routes acks to the card that sent.
+ * The view shell: `render({model, el})` builds the status header, the item list (list.js: entries
+ * kept by key, in pages; subagent groups placed by subagents.js), the state and the audit; it
+ * reads the items from the model's pages and routes acks to the card that sent.
  */
 import { activityEntry } from "./activity.js";
 import { renderAudit } from "./audit.js";
 import { cardEntry } from "./card.js";
 import { h } from "./dom.js";
 import { assistantEntry, errorEntry, noticeEntry, reasoningEntry, toolEntry, unknownEntry, userEntry } from "./items.js";
+import { createItemList } from "./list.js";
 import { runEndEntry } from "./runend.js";
 import { CSS } from "./styles.js";
-import { arrange, placeEntries, subagentEntry } from "./subagents.js";
+import { subagentEntry } from "./subagents.js";
 import { a2uiEntry } from "./surface.js";
 import { followPageLook } from "./theme.js";
 import { createTicker } from "./ticker.js";
@@ -70,10 +70,6 @@ export function render({ model, el }) {
   const stopLook = followPageLook(root);
 
   const ticker = createTicker();
-  /** @type {Map<string, Entry>} */
-  const entries = new Map();
-  /** The item each entry last drew, by key. @type {Map<string, unknown>} */
-  const drawn = new Map();
   /** @type {Map<string, {handleAck(msg: any): void}>} */
   const requests = new Map();
   /** @type {Env} */
@@ -172,46 +168,8 @@ export function render({ model, el }) {
     renderItems();
   };
 
-  const renderItems = () => {
-    const items = currentItems();
-    const seen = new Set();
-    /** @type {Array<{item: any, entry: Entry}>} */
-    const rows = [];
-    items.forEach((item, i) => {
-      const kind = isObj(item) && typeof item.kind === "string" ? item.kind : "unknown";
-      const id = isObj(item) ? item.id : undefined;
-      let key = typeof id === "string" || typeof id === "number" ? `${kind}\u0000${id}` : `\u0001${i}`;
-      while (seen.has(key)) key += "\u0000";
-      seen.add(key);
-      let entry = entries.get(key);
-      try {
-        // An item of a page that did not change is the same object as last time: nothing to
-        // redraw (a push redraws O(page) entries, not the whole transcript).
-        if (entry && drawn.get(key) !== item) entry.update(item);
-        else if (!entry) {
-          entry = createEntry(kind, item);
-          entries.set(key, entry);
-        }
-      } catch (e) {
-        console.error("agui-chat: could not render an item", e);
-        entry?.destroy();
-        entry = unknownEntry(item, kind);
-        entries.set(key, entry);
-      }
-      drawn.set(key, item);
-      rows.push({ item, entry });
-    });
-    for (const [key, entry] of entries) {
-      if (!seen.has(key)) {
-        entry.destroy();
-        entry.node.remove();
-        entries.delete(key);
-        drawn.delete(key);
-      }
-    }
-    // Move only what is out of place: moving a node would drop focus inside it.
-    arrange(placeEntries(rows, list));
-  };
+  const itemList = createItemList(list, createEntry);
+  const renderItems = () => itemList.draw(currentItems());
 
   const renderStatus = () => {
     const s = asText(model.get("status")) || "idle";
@@ -277,9 +235,7 @@ export function render({ model, el }) {
     model.off("msg:custom", onMsg);
     ticker.stop();
     stopLook();
-    for (const entry of entries.values()) entry.destroy();
-    entries.clear();
-    drawn.clear();
+    itemList.destroy();
     requests.clear();
     root.remove();
   };

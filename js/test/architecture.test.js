@@ -12,7 +12,7 @@ const RANK = {
   forms: 2, diff: 2, audit: 2, "a2ui-components": 2, parts: 2,
   editor: 3, items: 3,
   activity: 4, surface: 4, section: 4, subagents: 4, runend: 4,
-  card: 5,
+  card: 5, list: 5,
   view: 6,
   index: 7,
 };

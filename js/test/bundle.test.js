@@ -62,7 +62,7 @@ describe("the bundle", () => {
       },
       bundle,
     );
-    const kinds = [...el.querySelectorAll(".agui-items > .agui-item")].map((n) => /** @type {HTMLElement} */ (n).dataset.kind);
+    const kinds = [...el.querySelectorAll(".agui-page > .agui-item")].map((n) => /** @type {HTMLElement} */ (n).dataset.kind);
     expect(kinds).toEqual(["user", "reasoning", "assistant", "tool", "card", "error", "notice", "mystery"]);
     expect(el.querySelector(".agui-status")?.textContent).toBe("waiting for your decision");
     expect(el.querySelector("style")?.textContent).toContain(".agui-chat");

@@ -15,6 +15,8 @@ const tool = (/** @type {string} */ id, /** @type {string} */ name, /** @type {s
 
 /** @param {Element | null | undefined} box */
 const ids = (box) => [...(box?.children ?? [])].map((n) => /** @type {HTMLElement} */ (n).dataset.itemId);
+/** The list's top-level items, page after page. @param {Element} el */
+const topIds = (el) => [...el.querySelectorAll(".agui-items > .agui-page > .agui-item")].map((n) => /** @type {HTMLElement} */ (n).dataset.itemId);
 /** @param {Element} el @param {string} id */
 const groupBox = (el, id) => /** @type {HTMLElement} */ (el.querySelector(`.agui-subagent[data-item-id="subagent:${id}"]`));
 /** @param {Element} el @param {string} id */
@@ -37,7 +39,7 @@ describe("subagent groups in the view", () => {
       { kind: "notice", id: "orphan", text: "tagged with an unknown subagent", subagent: "Z" },
     ];
     const { el } = mount({ items });
-    expect(ids(el.querySelector(".agui-items"))).toEqual(["u", "tool:call-1", "subagent:A", "subagent:B", "top", "orphan"]);
+    expect(topIds(el)).toEqual(["u", "tool:call-1", "subagent:A", "subagent:B", "top", "orphan"]);
     expect(members(el, "A")).toEqual(["a1", "subagent:C", "tool:t-a", "a2"]);
     expect(members(el, "B")).toEqual(["b1"]);
     expect(members(el, "C")).toEqual(["c1"]);
@@ -90,7 +92,7 @@ describe("subagent groups in the view", () => {
     const { el } = mount({
       items: [group("A", { subagent: "B" }), group("B", { subagent: "A" }), group("S", { subagent: "S" }), say("a", "in A", "A"), say("s", "in S", "S")],
     });
-    expect(ids(el.querySelector(".agui-items"))).toEqual(["subagent:A", "subagent:B", "subagent:S"]);
+    expect(topIds(el)).toEqual(["subagent:A", "subagent:B", "subagent:S"]);
     expect(members(el, "A")).toEqual(["a"]);
     expect(members(el, "S")).toEqual(["s"]);
   });
@@ -98,7 +100,7 @@ describe("subagent groups in the view", () => {
   it("when a group disappears its items return to the top; a group's card names the subagent", () => {
     const { el, model } = mount({ items: [group("A", { name: "payments" }), say("a1", "one", "A")] });
     model.set("items", [say("a1", "one", "A"), card({ interrupts: [toolInterrupt({ subagentRunId: "A", subagentName: "payments" })] })]);
-    expect(ids(el.querySelector(".agui-items"))).toEqual(["a1", "card-1"]);
+    expect(topIds(el)).toEqual(["a1", "card-1"]);
     expect(el.querySelector(".agui-subagent")).toBeNull();
     expect(el.querySelector(".agui-card .agui-asked-by")?.textContent).toBe("Asked by subagent payments");
   });

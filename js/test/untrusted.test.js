@@ -148,7 +148,7 @@ describe("untrusted text", () => {
       ],
     });
     expect(el.querySelectorAll(".agui-item").length).toBe(12);
-    expect(el.querySelectorAll(".agui-items > .agui-item").length).toBe(12);
+    expect(el.querySelectorAll(".agui-page > .agui-item").length).toBe(12);
     assertInert(el);
   });
 });

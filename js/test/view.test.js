@@ -20,7 +20,7 @@ describe("rendering items", () => {
       state: { balance: 1200, history: [{ amount: 5 }] },
       audit: [{ time: "12:00", tool: "transfer_money", decision: "approve" }],
     });
-    const kinds = [...el.querySelectorAll(".agui-items > .agui-item")].map((n) => /** @type {HTMLElement} */ (n).dataset.kind);
+    const kinds = [...el.querySelectorAll(".agui-page > .agui-item")].map((n) => /** @type {HTMLElement} */ (n).dataset.kind);
     expect(kinds).toEqual(["user", "reasoning", "assistant", "tool", "tool", "card", "error", "notice", "mystery"]);
 
     expect(el.querySelector(".agui-status")?.getAttribute("data-status")).toBe("running");
@@ -203,7 +203,7 @@ describe("items held in pages (child models the pages trait refers to)", () => {
   };
   const flush = () => new Promise((r) => setTimeout(r, 0));
   const ids = (/** @type {HTMLElement} */ el) =>
-    [...el.querySelectorAll(".agui-items > .agui-item")].map((n) => /** @type {HTMLElement} */ (n).dataset.itemId);
+    [...el.querySelectorAll(".agui-page > .agui-item")].map((n) => /** @type {HTMLElement} */ (n).dataset.itemId);
 
   it("shows the pages' items in order, follows a page's change and a new page", async () => {
     const { models, widget_manager } = pagesOf({

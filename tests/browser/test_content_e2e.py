@@ -160,7 +160,7 @@ def test_parts_subagent_and_encrypted_reasoning_in_the_cell(
     expect(members.locator(".agui-tool-name")).to_have_text("transfer_money")
     expect(members.first).to_contain_text("Payments specialist here.")
     # The parent's own message stays outside the group.
-    expect(cell.locator(".agui-items > .agui-assistant").first).to_contain_text(
+    expect(cell.locator(".agui-page > .agui-assistant").first).to_contain_text(
         "I'll hand this to the payments specialist."
     )
     shot(cell.locator(".agui-chat"), "content-subagent-waiting")
@@ -169,7 +169,7 @@ def test_parts_subagent_and_encrypted_reasoning_in_the_cell(
     expect(group).to_have_attribute("data-status", "done", timeout=WAIT_MS)
     expect(group.locator(".agui-subagent-head .agui-badge")).to_have_text("done")
     expect(members.last).to_contain_text("Transferred 75.00 USD", timeout=WAIT_MS)
-    expect(cell.locator(".agui-items > .agui-assistant").last).to_contain_text(
+    expect(cell.locator(".agui-page > .agui-assistant").last).to_contain_text(
         "The payments specialist reports: Transferred 75.00 USD", timeout=WAIT_MS
     )
     # Collapsing the group hides its items; the header still says what it is.

@@ -10,7 +10,9 @@ in the background, and the answer streams into the same output. Here:
   once that it would hold the click back, and run again afterwards gives the final result;
 - notebooks/09_marimo.py, the same with a click;
 - a click held back by a running cell until after the timeout cancelled: the card says so, in
-  plain words, and nothing is sent for it.
+  plain words, and nothing is sent for it;
+- a click whose continuation opens a new page of the view's items (a widget made outside any
+  cell's run).
 
 marimo puts each widget in a shadow root; Playwright's CSS locators look inside open ones.
 """
@@ -29,6 +31,8 @@ import pytest
 from _jupyter import REPO_ROOT, PageLog, project_python
 from _marimo import MarimoServer, start_marimo
 from playwright.sync_api import Locator, Page, expect
+
+from agui_notebook._view.widget import PAGE_SIZE
 
 pytestmark = [pytest.mark.browser, pytest.mark.marimo]
 
@@ -91,6 +95,20 @@ SENT = """
 _resumes = [r["body"]["resume"] for r in agent.demo_app.requests if (r["body"] or {}).get("resume")]
 print("E2E-RESUMES", busy_done, json.dumps([e["status"] for r in _resumes for e in r]))
 """
+# A chat whose card fills its view's first page of items exactly (each plain turn adds a question
+# and an answer; the transfer a question, a text, the tool call and the card): the answer after
+# the click opens the second page, in the click's continuation, after the cell ended.
+PAGE_FILLED = """
+from agui_notebook import Agent
+from agui_notebook.policies import approve_all
+
+agent = Agent.demo(text_delay=0)
+chat = agent.chat(policy=approve_all())
+for n in range({plain}):
+    await chat.send(f"What can you do for me? (question {{n}})")
+chat.policy = None
+turn = await chat.send("Transfer $500 from 1234567890 to 0987654321")
+"""
 LATE_TIMEOUT = 12  # seconds the card waits for a person
 LATE_BUSY = 30  # seconds the next cell keeps marimo's queue blocked
 
@@ -108,6 +126,7 @@ def notebooks(tmp_path_factory: pytest.TempPathFactory) -> Path:
             SENT,
         ],
     )
+    marimo_notebook(root / "page_filled.py", [PAGE_FILLED.format(plain=(PAGE_SIZE - 4) // 2)])
     shutil.copyfile(REPO_ROOT / "notebooks" / "09_marimo.py", root / "09_marimo.py")
     return root
 
@@ -262,5 +281,24 @@ def test_a_click_held_back_past_the_timeout_says_what_happened(
     # And the agent received exactly one resume: the timeout's cancel.
     expect(cells(page).nth(2)).to_contain_text(
         'E2E-RESUMES interrupt ["cancelled"]', timeout=WAIT_MS
+    )
+    assert_clean(page_log)
+
+
+def test_a_click_continuing_into_a_new_page_of_items(
+    marimo_edit: MarimoServer, page: Page, page_log: PageLog
+) -> None:
+    """The answer after the click is the first item of the view's second page: its page is
+    opened by the click's continuation, outside any cell's run, where marimo cannot serve an
+    anywidget's module (the page model is a plain widget model)."""
+    open_notebook(page, marimo_edit, "page_filled.py")
+    first = cells(page).nth(0)
+    card = pending_card(first)
+    expect(first.locator(".agui-item")).to_have_count(PAGE_SIZE)
+    card.locator('button[data-action="approve"]').click()
+    expect(card).to_have_attribute("data-status", "done", timeout=WAIT_MS)
+    expect(first.locator(".agui-page")).to_have_count(2, timeout=WAIT_MS)
+    expect(first.locator(".agui-page").nth(1).locator(".agui-assistant")).to_contain_text(
+        "Transferred 500.00 USD from 1234567890 to 0987654321", timeout=WAIT_MS
     )
     assert_clean(page_log)

@@ -75,7 +75,8 @@ class Kernel:
         parent = msg["parent_header"].get("msg_id")
         if kind == "comm_open" and content.get("target_name") == "jupyter.widget":
             state = content["data"].get("state", {})
-            if state.get("_model_name") == "AnyModel":
+            # The view (an anywidget) and its pages of items (plain widget models).
+            if state.get("_model_name") in ("AnyModel", "WidgetModel"):
                 self.models[content["comm_id"]] = dict(state)
         elif kind == "comm_msg" and content.get("comm_id") in self.models:
             data = content["data"]

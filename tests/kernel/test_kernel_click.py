@@ -71,7 +71,8 @@ def test_click_reaches_the_awaiting_cell_and_the_run_finishes_there() -> None:
             content = msg["content"]
             if kind == "comm_open" and content.get("target_name") == "jupyter.widget":
                 state = content["data"].get("state", {})
-                if state.get("_model_name") == "AnyModel":
+                # The view (an anywidget) and its pages of items (plain widget models).
+                if state.get("_model_name") in ("AnyModel", "WidgetModel"):
                     models[content["comm_id"]] = dict(state)
                     if "pages" in state:
                         comm_id = content["comm_id"]

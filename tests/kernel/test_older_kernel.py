@@ -81,7 +81,8 @@ class Kernel:
         kind, content = msg["msg_type"], msg["content"]
         if kind == "comm_open" and content.get("target_name") == "jupyter.widget":
             state = content["data"].get("state", {})
-            if state.get("_model_name") == "AnyModel":
+            # The view (an anywidget) and its pages of items (plain widget models).
+            if state.get("_model_name") in ("AnyModel", "WidgetModel"):
                 self.models[content["comm_id"]] = dict(state)
                 if "pages" in state:
                     self.comm_id = content["comm_id"]
