@@ -14,6 +14,7 @@ followed by one state delta).
 (a)  httpx-sse + json.loads + ag_ui.core model validation of each event, nothing else
 (b)  agui_notebook: Agent(...).thread().run("go"): decoded, parsed, verified, reduced
 (b') the same with max_events_kept=None (every event object kept on the result)
+(bi) the same run iterated through thread.stream(): every event handed out as its model
 (bs) the same as (b) with an Authorization header: the credential scrubbed from every event
 (c)  agent-framework-ag-ui's AGUIChatClient.get_response(..., stream=True), every update consumed
 
@@ -103,6 +104,20 @@ async def run_agui_notebook(client: httpx.AsyncClient, **options: object) -> int
     return thread.runs[-1].event_count
 
 
+async def run_iterated(client: httpx.AsyncClient) -> int:
+    """(b) as a consumer that iterates the events (``thread.stream()``): each one a model."""
+    from agui_notebook import Agent
+
+    thread = Agent(URL, http_client=client).thread()
+    count = 0
+    async with thread.stream("go") as run:
+        async for _ in run:
+            count += 1
+    if run.result.outcome != "success":
+        raise RuntimeError(f"unexpected result: {run.result!r}")
+    return count
+
+
 async def run_ms(client: httpx.AsyncClient) -> int:
     from agent_framework_ag_ui import AGUIChatClient
 
@@ -126,6 +141,7 @@ def _contenders(
             "(b') agui_notebook thread (max_events_kept=None)",
             lambda c: run_agui_notebook(c, max_events_kept=None),
         )
+    contenders["bi"] = ("(bi) agui_notebook, events iterated (stream())", run_iterated)
     contenders["bs"] = (
         "(bs) agui_notebook thread, with a credential",
         lambda c: run_agui_notebook(c, headers={"Authorization": "Bearer sk-bench-0123456789"}),
@@ -190,7 +206,7 @@ def _measure(
     # its own delta before the message ends.
     if not events <= counts["bs"] <= events * 1.01:
         raise SystemExit(f"bs consumed {counts['bs']} events, expected about {events}")
-    for key in ("z", "a", "b", "b'"):
+    for key in ("z", "a", "b", "b'", "bi"):
         if key in counts and counts[key] != events:
             raise SystemExit(f"{key} consumed {counts[key]} events, expected {events}")
 
@@ -240,7 +256,7 @@ def main() -> int:
     )
     parser.add_argument(
         "--profile",
-        choices=["z", "a", "b", "b'", "bs", "c"],
+        choices=["z", "a", "b", "b'", "bi", "bs", "c"],
         help="cProfile one run of a contender",
     )
     parser.add_argument("--top", type=int, default=30, help="rows of the profile to print")

@@ -197,7 +197,7 @@ class RunReducer:
         # read, per message in one model copy: the text of ended messages, and closed tool calls
         # to attach to their assistant message (as they stood when they closed). Building these
         # models one event at a time ran pydantic's validators cold between the deltas.
-        self._closed: dict[str, TextBuffer] = {}
+        self._closed: dict[str, str] = {}
         self._unattached: dict[str, list[ToolCallInfo]] = {}
         self._state = PatchedDocument(base.state)
         self.tool_calls: dict[str, ToolCallInfo] = dict(base.tool_calls)
@@ -273,9 +273,12 @@ class RunReducer:
 
     def text_of(self, message_id: str) -> str:
         """The text of a message so far, including deltas not yet joined."""
-        buffer = self._text.get(message_id) or self._closed.get(message_id)
+        buffer = self._text.get(message_id)
         if buffer is not None:
             return buffer.value()
+        text = self._closed.get(message_id)
+        if text is not None:
+            return text
         message = self._messages.get(message_id)
         content = getattr(message, "content", None)
         return content if isinstance(content, str) else ""
@@ -283,7 +286,7 @@ class RunReducer:
     def snapshot(self) -> ThreadSnapshot:
         """The thread as it stands after this run (open buffers joined)."""
         for message_id in list(self._text):
-            self._closed[message_id] = self._text.pop(message_id)
+            self._closed[message_id] = self._text.pop(message_id).value()
         return ThreadSnapshot(
             dict(self.messages), self.state, dict(self.tool_calls), dict(self.subagents)
         )
@@ -293,14 +296,14 @@ class RunReducer:
         its closed tool calls into ``tool_calls``."""
         ids = [message_id] if message_id is not None else [*self._closed, *self._unattached]
         for mid in ids:
-            buffer = self._closed.pop(mid, None)
+            text = self._closed.pop(mid, None)
             closed = self._unattached.pop(mid, None)
             message = self._messages.get(mid)
             if message is None:
                 continue
             update: dict[str, Any] = {}
-            if buffer is not None:
-                update["content"] = buffer.value()
+            if text is not None:
+                update["content"] = text
             if closed:
                 calls = list(message.tool_calls or [])
                 for info in closed:
@@ -402,10 +405,11 @@ class RunReducer:
         self._messages[message_id] = message.model_copy(update={"metadata": merged})
 
     def _materialize(self, message_id: str) -> None:
-        """An ended message's text goes into its content when it is read (:meth:`_settle`)."""
+        """An ended message's text, joined now (its deltas would hold many times its size),
+        goes into its content when it is read (:meth:`_settle`)."""
         buffer = self._text.pop(message_id, None)
         if buffer is not None:
-            self._closed[message_id] = buffer
+            self._closed[message_id] = buffer.value()
 
     def _encrypted_value(self, event: Any) -> None:
         """Store the opaque artefact where it belongs; the type is replaced with the value."""
