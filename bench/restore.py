@@ -45,6 +45,7 @@ from store import build_thread, ms
 
 from agui_notebook import Agent
 from agui_notebook._store.codec import ThreadRow
+from agui_notebook._store.snapshot import StoredSnapshot
 from agui_notebook._thread import RunRecord
 
 REPO = Path(__file__).resolve().parents[1]
@@ -207,7 +208,7 @@ def measure(
         assert len(thread.messages) == args.messages, "not everything restored"
 
     first = agent.thread(thread_id)
-    deferred = False  # every message validated at agent.thread(id)
+    deferred = isinstance(first._snapshot, StoredSnapshot) and not first._snapshot.decoded
     assert len(first.messages) == args.messages, "not everything restored"
     when = "when first read" if deferred else "at agent.thread(id)"
     print(

@@ -1,19 +1,25 @@
-"""A stored thread back into what a Thread holds. No I/O.
+"""A stored thread back into what a Thread holds, its messages decoded when first read. No I/O.
 
 :func:`decode_stored` checks a paged thread's pages when it is restored: every page there (its
-numbers 0, 1, ... adding up to the row's count) and intact (its digest); a page missing, changed
-or not JSON is said (a warning) and the rest decoded. A row from before version 3 is read as it
-was written (``codec.decode_thread``).
+numbers 0, 1, ... adding up to the row's count) and intact (its digest). When every message page
+is intact and was validated when written by this same code (``validated_by`` is this client's
+``codec_tag``), the messages are left as their pages' text in a :class:`StoredSnapshot`, and
+decoded, in one pass, the first time anything reads ``snapshot.messages``. Anything else (a page
+missing or changed, written by another version, a row from before version 3) is decoded at once,
+as every restore was before. Tool calls, the state and the interrupts are always decoded at once.
 """
 
 from __future__ import annotations
 
 import json
+import threading
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
+from .._errors import StoreWarning
 from .._state.reducer import ThreadSnapshot, ToolCallInfo
 from .codec import (
     RestoredThread,
@@ -25,11 +31,72 @@ from .codec import (
     messages_adapter,
     tool_call_from_json,
 )
-from .pages import MESSAGES, TOOL_CALLS, Layout, Page, Written, written_from_pages
+from .pages import MESSAGES, TOOL_CALLS, Layout, Page, Written, codec_tag, written_from_pages
 
-__all__ = ["decode_paged_messages", "decode_stored"]
+__all__ = ["StoredSnapshot", "decode_paged_messages", "decode_stored"]
 
+_DECODING = threading.Lock()  # two threads reading a fresh snapshot at once decode it once
 _NOUNS = {MESSAGES: "messages", TOOL_CALLS: "tool calls"}
+
+
+class StoredSnapshot(ThreadSnapshot):
+    """A restored :class:`ThreadSnapshot` whose ``messages`` are still their pages' text: the
+    first read of ``messages`` (any read: ``len``, a copy, a lookup) decodes them all, in one
+    pass, into the same dict of models an eager restore builds, and from then on it is that dict.
+    Everything else is a ThreadSnapshot's (and compares equal to one with the same contents)."""
+
+    @classmethod
+    def deferred(
+        cls,
+        bodies: list[str],
+        *,
+        state: Any,
+        tool_calls: dict[str, ToolCallInfo],
+        report: Callable[[list[str]], None],
+    ) -> StoredSnapshot:
+        snapshot = cls(state=state, tool_calls=tool_calls)
+        snapshot.__dict__["_pages"] = (bodies, report)
+        return snapshot
+
+    @property
+    def messages(self) -> dict[str, Any]:
+        if "_pages" in self.__dict__:
+            with _DECODING:
+                pages = self.__dict__.get("_pages")
+                if pages is not None:
+                    bodies, report = pages
+                    notes: list[str] = []
+                    with collector_paused():
+                        self.__dict__["_messages"] = decode_paged_messages(bodies, notes)
+                    self.__dict__.pop(
+                        "_pages", None
+                    )  # only now: a reader finding it gone reads them
+                    if notes:  # cannot happen for pages checked as validated_by: said anyway
+                        report(notes)
+        messages: dict[str, Any] = self.__dict__["_messages"]
+        return messages
+
+    @messages.setter
+    def messages(self, value: dict[str, Any]) -> None:
+        self.__dict__.pop("_pages", None)
+        self.__dict__["_messages"] = value
+
+    @property
+    def decoded(self) -> bool:
+        """Its messages have been read (and decoded)."""
+        return "_pages" not in self.__dict__
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ThreadSnapshot):
+            return NotImplemented
+        return (self.messages, self.state, self.tool_calls, self.subagents) == (
+            other.messages,
+            other.state,
+            other.tool_calls,
+            other.subagents,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # as a ThreadSnapshot's (a mutable dataclass)
 
 
 def _as_array(bodies: Sequence[str]) -> str:
@@ -115,14 +182,24 @@ def decode_stored(data: StoredThreadData, thread_id: str) -> RestoredThread:
         calls = _decode_calls(call_pages, notes)
         calls_whole = calls_intact and len(notes) == left
     state = json.loads(data.state)
+    tag = codec_tag()
     bodies = [p.body for p in message_pages]
-    left = len(notes)
-    with collector_paused():
-        messages = decode_paged_messages(bodies, notes)
-    snapshot = ThreadSnapshot(messages=messages, state=state, tool_calls=calls)
-    seed: Written | Callable[[], Written | None] | None = (
-        _seed(message_pages, messages) if messages_intact and len(notes) == left else None
-    )
+    seed: Written | Callable[[], Written | None] | None
+    snapshot: ThreadSnapshot
+    if messages_intact and all(p.validated_by == tag for p in message_pages):
+
+        def report(late: list[str]) -> None:
+            for note in late:
+                warnings.warn(StoreWarning(f"thread {thread_id}: {note}"), stacklevel=4)
+
+        snapshot = StoredSnapshot.deferred(bodies, state=state, tool_calls=calls, report=report)
+        seed = lambda: _seed(message_pages, snapshot.messages)  # noqa: E731 - decoded when asked
+    else:
+        left = len(notes)
+        with collector_paused():
+            messages = decode_paged_messages(bodies, notes)
+        snapshot = ThreadSnapshot(messages=messages, state=state, tool_calls=calls)
+        seed = _seed(message_pages, messages) if messages_intact and len(notes) == left else None
     return RestoredThread(
         snapshot=snapshot,
         pending=[interrupt_from_json(p) for p in json.loads(data.pending)],

@@ -3,8 +3,10 @@ SQLite file and on a PostgreSQL database (``store_path`` is parametrised over bo
 
 - A commit writes the pages its run changed; another kernel's write in between makes the next
   commit write every page, so a thread is never a mix of two kernels' writes.
-- A page missing, changed or not JSON is said (a StoreWarning at ``agent.thread(id)``), nothing
-  else lost.
+- A restored thread's messages are validated when first read only when every page is there, as
+  written (its digest) and validated by this same code when written; a page missing, changed,
+  not JSON or written by another version is said (a StoreWarning at ``agent.thread(id)``, but
+  for the version) and read in full at once, nothing else lost.
 - A store of version 2 (every message in one JSON text) is upgraded: its threads read as before,
   and their next commit moves them into pages; a version 2 kernel still writing the old way
   afterwards is read, and the next commit writes every page.
@@ -25,6 +27,8 @@ import pytest
 from agui_notebook import Agent, approve
 from agui_notebook._errors import StoreWarning
 from agui_notebook._store.codec import _interrupt_json, _tool_call_json
+from agui_notebook._store.pages import page_digest
+from agui_notebook._store.snapshot import StoredSnapshot
 from agui_notebook._thread import Thread
 from agui_notebook.demo import DemoApp
 from tests.store._db import execute, rows
@@ -58,6 +62,11 @@ async def _close_agents() -> AsyncIterator[None]:
 
 def _dump(thread: Thread) -> list[dict[str, Any]]:
     return [m.model_dump(by_alias=True, exclude_none=True) for m in thread.messages]
+
+
+def _deferred(thread: Thread) -> bool:
+    """The restored messages are still their pages' text (validated when first read)."""
+    return isinstance(thread._snapshot, StoredSnapshot) and not thread._snapshot.decoded
 
 
 def _pages(store: Path | str, thread_id: str, kind: str = "message") -> list[tuple[Any, ...]]:
@@ -102,8 +111,11 @@ async def test_a_commit_writes_the_pages_its_run_changed(
     assert (message_count, revision) == (72, after[1][2])
 
     restored = new_agent(url).thread(thread.id)
+    assert _deferred(restored)
     assert restored.tool_calls == thread.tool_calls and restored.state == thread.state
+    assert _deferred(restored)  # neither reads a message
     assert _dump(restored) == _dump(thread)
+    assert not _deferred(restored)
 
 
 async def test_a_restored_thread_resumes_and_its_next_commit_writes_only_its_changes(
@@ -116,7 +128,7 @@ async def test_a_restored_thread_resumes_and_its_next_commit_writes_only_its_cha
     before = _pages(store_path, thread.id)
 
     restored = new_agent(url).thread(thread.id)
-    assert [p.tool_name for p in restored.pending] == ["transfer_money"]
+    assert _deferred(restored) and [p.tool_name for p in restored.pending] == ["transfer_money"]
     assert restored.pending == thread.pending
     assert (await restored.resume(approve())).outcome == "success"
     after = _pages(store_path, thread.id)
@@ -173,6 +185,7 @@ async def test_a_page_changed_after_it_was_written_is_said_and_read_at_once(
     )
     with pytest.warns(StoreWarning, match="page 1 changed after it was written"):
         restored = new_agent(url).thread(thread.id)
+    assert not _deferred(restored)  # validated at agent.thread(id), as every restore once was
     assert [m.content for m in restored.messages][64] == "What is my debt?"
     assert len(restored.messages) == len(thread.messages)
 
@@ -212,7 +225,29 @@ async def test_a_missing_page_is_said_and_the_rest_comes_back(
     # Its next commit writes every page: the thread is whole again, as it now is.
     await restored.run(BALANCE)
     again = new_agent(url).thread(thread.id)
-    assert _dump(again) == _dump(restored)
+    assert _deferred(again) and _dump(again) == _dump(restored)
+
+
+async def test_pages_validated_by_another_version_are_validated_at_once_without_a_word(
+    demo: tuple[str, DemoApp], store_path: Path | str, quiet: None
+) -> None:
+    url, _ = demo
+    thread = await _two_pages(url)
+    older = "agui_notebook 0.0.9; ag-ui-protocol 0.1.0; pydantic-core 2.0.0"
+    for page, items, _ in _pages(store_path, thread.id):
+        ((body,),) = rows(
+            store_path,
+            "SELECT body FROM thread_pages WHERE thread_id = ? AND kind = 'message' AND page = ?",
+            (thread.id, page),
+        )
+        execute(
+            store_path,
+            "UPDATE thread_pages SET validated_by = ?, digest = ? "
+            "WHERE thread_id = ? AND kind = 'message' AND page = ?",
+            (older, page_digest("message", page, items, older, body), thread.id, page),
+        )
+    restored = new_agent(url).thread(thread.id)
+    assert not _deferred(restored) and _dump(restored) == _dump(thread)
 
 
 async def test_a_changed_tool_call_page_is_said(
@@ -295,6 +330,7 @@ async def test_a_version_2_store_is_upgraded_its_threads_read_and_moved_into_pag
 
     restored = new_agent(url).thread(thread.id)
     assert _version(store_path) == 3
+    assert not _deferred(restored)  # read from its row, validated at once, as version 2 did
     assert _dump(restored) == _dump(thread) and restored.tool_calls == thread.tool_calls
     assert restored.pending == thread.pending and restored.state == thread.state
     assert _pages(store_path, thread.id) == []
@@ -305,7 +341,7 @@ async def test_a_version_2_store_is_upgraded_its_threads_read_and_moved_into_pag
     ) == [("", "")]
     assert sum(items for _, items, _ in _pages(store_path, thread.id)) == len(restored.messages)
     again = new_agent(url).thread(thread.id)
-    assert _dump(again) == _dump(restored)
+    assert _deferred(again) and _dump(again) == _dump(restored)
     assert [e["tool"] for e in app.executions if e["tool"] == "transfer_money"] == [
         "transfer_money"
     ]
@@ -329,7 +365,7 @@ async def test_a_version_2_kernel_writing_after_the_upgrade_is_read_and_then_wri
     assert _dump(restored) == _dump(elsewhere)  # its row, not the older pages
     await thread.run("Show my statement")  # this journal's layout is at the same revision
     again = new_agent(url).thread(thread.id)
-    assert _dump(again) == _dump(thread)
+    assert _deferred(again) and _dump(again) == _dump(thread)
 
 
 # -- secrets -------------------------------------------------------------------------------------
