@@ -1,12 +1,12 @@
 """What the journal and the commands need from a store, whichever database holds it.
 
-A backend keeps threads (one row each, as the codec's JSON texts, and their messages and tool calls
-in pages: ``pages``), a summary of each committed run, and the append-only audit log with its hash
-chain. The journal (``journal``) and the
-commands (``cli``) talk to :class:`StoreBackend` only; :func:`open_store` picks the backend for
-a location: SQLite (``sqlite``, one file, the embedded default) for a path, PostgreSQL
-(``postgres``, psycopg 3, the ``postgres`` extra) for a ``postgresql://`` or ``postgres://`` URL.
-Another database is a new module that meets the protocol and one branch in :func:`open_store`.
+A backend keeps threads (one row each, as the codec's JSON texts, and their messages and tool
+calls in pages: ``pages``), a summary of each committed run, and the append-only audit log with
+its hash chain. The journal (``journal``) and the commands (``cli``) talk to
+:class:`StoreBackend` only; :func:`open_store` picks the backend for a location: SQLite
+(``sqlite``, one file, the embedded default) for a path, PostgreSQL (``postgres``, psycopg 3,
+the ``postgres`` extra) for a ``postgresql://`` or ``postgres://`` URL. Another database is a new
+module that meets the protocol and one branch in :func:`open_store`.
 """
 
 from __future__ import annotations
