@@ -8,8 +8,13 @@
    journal encodes the thread and runs one SQLite transaction (WAL, synchronous=NORMAL) on a
    fresh file in a temporary directory. Timed per call over ``--commits`` commits (the last
    message changes each time); median and 95th percentile. The same with one decision in the
-   run (its audit record in the same transaction), a decision alone (a failed resume's record),
-   and threads of 1,000 and 10,000 messages (a commit writes the whole thread).
+   run (its audit record in the same transaction) and a decision alone (a failed resume's
+   record).
+1b. Commit cost by thread length, before and after schema version 3: threads of 100, 1,000 and
+   10,000 messages, each run changing one message, committed by the journal (pages: it writes
+   the page holding the change) and, interleaved commit by commit on the same thread, by
+   version 2's whole-row commit (``_whole_row.py``: every message in one JSON text, rewritten
+   each time) into a file of its own; medians, p95 and before/after.
 2. Throughput: ``await Agent(URL, http_client=..., store=...).thread().run("go")`` on
    throughput.py's 100k-event stream (served from memory), store off vs on, in interleaved
    rounds; median events/s and the ratio off/on, and what the one commit of that run cost.
@@ -33,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from _agui_stream import URL, SSEServer, pregenerated
+from _whole_row import WholeRowJournal
 from ag_ui.core import AssistantMessage, FunctionCall, ToolCall, ToolMessage, UserMessage
 
 from agui_notebook import Agent, approve
@@ -41,6 +47,13 @@ from agui_notebook._state.reducer import ThreadSnapshot, ToolCallInfo
 from agui_notebook._thread import RunRecord, Thread
 
 TOKEN = "sk-bench-" + uuid.uuid4().hex
+
+
+def _sent_once(agent: Agent) -> None:
+    """The agent's transport knows its credentials as after its first request (else the journal
+    would build the scrubber again at every commit, which a thread that has run never does)."""
+    transport: Any = agent.transport
+    transport.scrubber = transport.known_scrubber()
 
 
 def build_thread(agent: Agent, messages: int) -> tuple[Thread, PendingInterrupt]:
@@ -121,6 +134,7 @@ def commit_cost(
     )
     journal = agent._journal
     assert journal is not None
+    _sent_once(agent)
     thread, pending = build_thread(agent, messages)
     last_id = f"m{messages - 1}"
     samples: list[float] = []
@@ -141,13 +155,60 @@ def commit_cost(
         last = thread._snapshot.messages[last_id]
         thread._snapshot.messages[last_id] = last.model_copy(update={"content": f"reply {n}"})
         if cold:
-            journal._memos.clear()
+            journal._layouts.clear()
         t0 = time.perf_counter()
         journal.committed(thread, run, [pending] if decision else [])
         if n >= 5:  # the first commits open the file and warm the caches
             samples.append(time.perf_counter() - t0)
     size = len("".join(m.model_dump_json() for m in thread._snapshot.messages.values()))
     return samples, size
+
+
+def before_and_after(
+    directory: Path, messages: int, commits: int
+) -> tuple[list[float], list[float]]:
+    """Seconds per commit of a run that changed one message: (version 2's whole row, pages),
+    interleaved on the same thread, the order alternating."""
+    agent = Agent(
+        "http://bench.invalid/agent",
+        headers={"Authorization": f"Bearer {TOKEN}"},
+        store=directory / f"after-{messages}.sqlite3",
+    )
+    journal = agent._journal
+    assert journal is not None
+    _sent_once(agent)
+    before = WholeRowJournal(
+        directory / f"before-{messages}.sqlite3", journal.agent_url, journal._scrubber
+    )
+    thread, _ = build_thread(agent, messages)
+    last_id = f"m{messages - 1}"
+    old: list[float] = []
+    new: list[float] = []
+    for n in range(commits + 5):
+        run = thread.stream("go")
+        thread._active = None
+        run.record = RunRecord(
+            run_id=run.run_id,
+            kind="run",
+            parent_run_id=None,
+            started_at=datetime.now(timezone.utc),
+            status="interrupt",
+            event_count=120,
+        )
+        last = thread._snapshot.messages[last_id]
+        thread._snapshot.messages[last_id] = last.model_copy(update={"content": f"reply {n}"})
+        pair: list[tuple[list[float], Any]] = [
+            (old, lambda run=run: before.committed(thread, run.run_id))
+        ]
+        pair.insert(n % 2, (new, lambda run=run: journal.committed(thread, run, [])))
+        for samples, commit in pair:
+            t0 = time.perf_counter()
+            commit()
+            if n >= 5:  # the first commits write everything and warm the caches
+                samples.append(time.perf_counter() - t0)
+    before.close()
+    journal.close()
+    return old, new
 
 
 def decision_cost(directory: Path, decisions: int) -> list[float]:
@@ -291,11 +352,13 @@ def main() -> int:
         print(f"   per decision in a run         {extra * 1e3:+6.2f} ms (difference of medians)")
         alone = decision_cost(directory, args.commits)
         print(f"   a decision alone              {ms(alone)}  (a failed resume's record)")
-        for count in (1_000, 10_000):
-            samples, size = commit_cost(
-                directory, count, max(20, args.commits // 10), decision=False
-            )
-            print(f"   {count:,} messages ({size / 1024:,.0f} KB), 1 new {ms(samples)}")
+        print("\n1b. a run that changed one message: version 2's whole row vs pages (version 3)")
+        for count in (100, 1_000, 10_000):
+            rounds = args.commits if count <= 1_000 else max(40, args.commits // 5)
+            old, new = before_and_after(directory, count, rounds)
+            ratio = statistics.median(old) / statistics.median(new)
+            print(f"   {count:>6,} messages  before {ms(old)}")
+            print(f"   {'':>6}           after  {ms(new)}   before/after {ratio:5.1f}x")
         asyncio.run(throughput(directory, args.events, args.rounds))
     return 0
 

@@ -12,9 +12,11 @@ so its commits cost what the client and the server's CPU cost, not a disk flush)
 1. Per committed run: store.py's thread of 100 messages with a pending interrupt, its agent
    sending a bearer token, committed through the journal ``--commits`` times (the last message
    changes each time), with one decision in each run (its audit record in the same
-   transaction); median and p95, SQLite file vs PostgreSQL over TCP on loopback.
+   transaction); median and p95, SQLite file vs PostgreSQL over TCP on loopback. The same with
+   a thread of 10,000 messages (a commit writes the pages its run changed: about the same cost).
 2. Restore: ``agent.thread(id)`` of a thread of 100 and of 1,000 messages in a new agent (a new
-   kernel): the store opened and the row read and validated back into models; median and p95.
+   kernel), then ``thread.messages``: the store opened, the row and its pages read, and every
+   message validated back into its model (at that first read); median and p95.
 3. ``--kernels`` OS processes, started together, each committing ``--rounds`` runs with one
    decision each to the same store: every run and decision must be there and the audit chain
    intact; p95 of the commits across all processes, and the wall time.
@@ -82,8 +84,8 @@ def restore_cost(location: Path | str, thread_id: str, times: int) -> list[float
         t0 = time.perf_counter()
         agent = Agent(AGENT_URL, store=location)  # a new kernel: opens the store again
         thread = agent.thread(thread_id)
+        assert thread.messages, "nothing restored"  # validated here, at their first read
         samples.append(time.perf_counter() - t0)
-        assert thread.messages, "nothing restored"
         assert agent._journal is not None
         agent._journal.close()
     return samples
@@ -193,7 +195,11 @@ def main() -> int:
             for label, location in stores:
                 samples, ids[label] = commit_cost(location, 100, args.commits)
                 print(f"   {label}  {ms(samples)}")
-            print("\n2. restore: agent.thread(id) in a new agent (store opened, row read)")
+            print(f"   10,000 messages + 1 decision ({max(20, args.commits // 5)} commits)")
+            for label, location in stores:
+                samples, _ = commit_cost(location, 10_000, max(20, args.commits // 5))
+                print(f"   {label}  {ms(samples)}")
+            print("\n2. restore: agent.thread(id) in a new agent, then thread.messages")
             for label, location in stores:
                 _, big = commit_cost(location, 1000, 3)
                 small = restore_cost(location, ids[label], 30)

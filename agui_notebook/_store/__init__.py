@@ -3,8 +3,10 @@
 Owns the store's schema and backends (``backend``: the protocol a backend meets; ``sqlite``: one
 SQLite file, WAL, the embedded default; ``postgres``: a PostgreSQL database a team shares, over
 psycopg 3, the optional ``postgres`` extra), a thread <-> the store's JSON texts (``codec``, pure,
-scrubbed), the journal that writes each committed run and restores threads (``journal``), and the
-commands (``cli``: threads, audit export, audit verify, store init, store copy).
+scrubbed), messages and tool calls in pages and which pages a commit writes (``pages``, pure), a
+stored thread back with its messages decoded when first read (``snapshot``), the journal that
+writes each committed run and restores threads (``journal``), and the commands (``cli``:
+threads, audit export, audit verify, store init, store copy).
 
 May import: the pure rooms (``_protocol``, ``_state``, ``_decisions``), ``_errors``; ``journal``
 and ``cli`` also the thread (``_thread``). SQLite lives in ``sqlite`` only, psycopg in ``postgres`` only.

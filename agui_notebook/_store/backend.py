@@ -1,11 +1,12 @@
 """What the journal and the commands need from a store, whichever database holds it.
 
-A backend keeps threads (one row each, as the codec's JSON texts), a summary of each committed
-run, and the append-only audit log with its hash chain. The journal (``journal``) and the
-commands (``cli``) talk to :class:`StoreBackend` only; :func:`open_store` picks the backend for
-a location: SQLite (``sqlite``, one file, the embedded default) for a path, PostgreSQL
-(``postgres``, psycopg 3, the ``postgres`` extra) for a ``postgresql://`` or ``postgres://`` URL.
-Another database is a new module that meets the protocol and one branch in :func:`open_store`.
+A backend keeps threads (one row each, as the codec's JSON texts, and their messages and tool
+calls in pages: ``pages``), a summary of each committed run, and the append-only audit log with
+its hash chain. The journal (``journal``) and the commands (``cli``) talk to
+:class:`StoreBackend` only; :func:`open_store` picks the backend for a location: SQLite
+(``sqlite``, one file, the embedded default) for a path, PostgreSQL (``postgres``, psycopg 3,
+the ``postgres`` extra) for a ``postgresql://`` or ``postgres://`` URL. Another database is a new
+module that meets the protocol and one branch in :func:`open_store`.
 """
 
 from __future__ import annotations
@@ -56,10 +57,13 @@ class StoreBackend(Protocol):
         audit: Sequence[AuditEntry] = (),
         settled: Sequence[str] = (),
         reopened: Sequence[str] = (),
-    ) -> None:
-        """One transaction: the thread's row, the run's summary, the run's audit entries, and
-        the claims on the interrupts the run answered (``settled``) marked settled, and those on
-        interrupts the server raised again (``reopened``) dropped, so they can be answered."""
+    ) -> int:
+        """One transaction: the thread's row, its pages, the run's summary, the run's audit
+        entries, and the claims on the interrupts the run answered (``settled``) marked settled,
+        and those on interrupts the server raised again (``reopened``) dropped, so they can be
+        answered. The pages written are the plans' changed ones when the thread is still at
+        ``thread.base_revision``, else every page (someone else wrote it, or it is new, or in
+        version 2's layout). Returns the thread's new revision."""
         ...
 
     def claim(

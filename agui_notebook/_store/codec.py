@@ -1,10 +1,12 @@
 """What the store keeps of a thread, as JSON text, and back. Pure: no I/O.
 
-A committed thread becomes a :class:`ThreadRow` (its messages, state, tool calls, pending
-interrupts with everything a card needs, the interrupts its last resume answered) and each
-committed run a :class:`RunRow` summary. Every text that goes into a row passes through the shared
-``_protocol.secrets.Scrubber`` of the credential values the agent knows, so a token the server echoed into
-a message, the state or an interrupt is stored as ``<redacted>``.
+A committed thread becomes a :class:`ThreadRow` (its state, pending interrupts with everything a
+card needs, the interrupts its last resume answered, and the pages of its messages and tool calls
+that the commit writes: ``pages``) and each committed run a :class:`RunRow` summary. Every text
+that goes into a row passes through the shared ``_protocol.secrets.Scrubber`` of the credential
+values the agent knows, so a token the server echoed into a message, the state or an interrupt is
+stored as ``<redacted>``. Threads written before schema version 3 hold every message in one JSON
+text (``messages``, ``tool_calls``): :func:`decode_thread` reads them.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ import contextlib
 import functools
 import gc
 import json
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import MISSING, dataclass, fields
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
@@ -24,6 +26,7 @@ from .._decisions.interrupts import PendingInterrupt, parse_expiry
 from .._protocol.secrets import Scrubber
 from .._protocol.wire import MESSAGE, ContentPart, Message, UserMessage
 from .._state.reducer import ThreadSnapshot, ToolCallInfo
+from .pages import MESSAGES, TOOL_CALLS, Layout, Page, PagePlan, Written, plan
 
 __all__ = [
     "RestoredThread",
@@ -69,24 +72,36 @@ class ThreadSummary:
 
 @dataclass(frozen=True)
 class StoredThreadData:
-    """A thread's row as read back (JSON texts), with its runs' summaries in order."""
+    """A thread's row as read back (JSON texts), its pages, and its runs' summaries in order,
+    all read in one transaction."""
 
     agent_url: str
     id: str
     created_at: str
     updated_at: str
     last_run_id: str | None
-    messages: str
     state: str
-    tool_calls: str
     pending: str
     answered: str
     runs: list[tuple[str, dict[str, Any]]]
+    #: Version 2's layout: every message (tool call) in one JSON text; '' once in pages.
+    messages: str = ""
+    tool_calls: str = ""
+    #: Bumped by every write of the thread (a journal's pages apply to the revision it knows).
+    revision: int = 0
+    message_count: int = 0
+    tool_call_count: int = 0
+    pages: list[Page] = field(default_factory=list)
+
+    @property
+    def paged(self) -> bool:
+        """Its messages and tool calls are in pages (not a row from before version 3)."""
+        return self.messages == "" and self.tool_calls == ""
 
 
 @dataclass(frozen=True)
 class ThreadRow:
-    """A thread as one row of JSON texts."""
+    """A thread's row of JSON texts, and the pages of its items this write changes."""
 
     agent_url: str
     id: str
@@ -96,11 +111,35 @@ class ThreadRow:
     last_status: str | None
     message_count: int
     pending_count: int
-    messages: str
     state: str
-    tool_calls: str
     pending: str
     answered: str
+    tool_call_count: int = 0
+    #: One plan per kind of item (messages, tool calls); a kind without one has no items.
+    pages: tuple[PagePlan, ...] = ()
+    #: The revision the plans' changed pages apply to (None: nothing known, write every page).
+    base_revision: int | None = None
+    #: As stored, for a copy (``store copy``): version 2's texts and the revision.
+    messages: str = ""
+    tool_calls: str = ""
+    revision: int = 0
+
+    def layout_after(self, revision: int, secrets: frozenset[str]) -> Layout:
+        """What the store holds once this row is written at ``revision``."""
+        kinds: dict[str, Any] = {MESSAGES: None, TOOL_CALLS: None}
+        kinds.update({p.kind: p.written for p in self.pages})
+        return Layout(revision, secrets, kinds)
+
+
+def copied_row(r: Sequence[Any], paged: bool) -> ThreadRow:
+    """A ``threads`` row as both backends' ``copy_threads`` select it, kept as it is."""
+    revision, tool_call_count = (r[14], r[15]) if paged else (0, 0)
+    return ThreadRow(
+        agent_url=r[0], id=r[1], updated_at=r[3], title=r[4], last_run_id=r[5],
+        last_status=r[6], message_count=r[7], pending_count=r[8], messages=r[9], state=r[10],
+        tool_calls=r[11], pending=r[12], answered=r[13], revision=revision,
+        tool_call_count=tool_call_count,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -136,11 +175,12 @@ class Claim:
 
 @dataclass(frozen=True)
 class ThreadCopy:
-    """A thread's row and its runs exactly as stored (``agui-notebook store copy``)."""
+    """A thread's row, pages and runs exactly as stored (``agui-notebook store copy``)."""
 
     row: ThreadRow
     created_at: str
     runs: list[RunRow]
+    pages: list[Page] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -152,6 +192,8 @@ class RestoredThread:
     last_run_id: str | None
     answered: dict[str, PendingInterrupt]
     warnings: list[str]
+    #: What a journal may take the store to hold now (None: its next commit writes every page).
+    layout: Layout | None = None
 
 
 # -- encoding ----------------------------------------------------------------------------------
@@ -188,68 +230,100 @@ def encode_thread(
     answered: Mapping[str, PendingInterrupt],
     now: datetime,
     scrubber: Scrubber,
-    memo: dict[str, tuple[Any, str]] | None = None,
+    layout: Layout | None = None,
 ) -> ThreadRow:
-    """A thread as a row. ``memo`` keeps each message's and tool call's JSON between commits of
-    one thread: they are immutable (a run replaces what it changes), so an unchanged one is not
-    serialised again and a commit costs what the run added, not the whole thread."""
-    messages = list(snapshot.messages.values())
-    kept: dict[str, tuple[Any, str]] = {}
-    previous = memo if memo is not None else {}
-    messages_text = (
-        "["
-        + ",".join(_memo_json(m, "m:" + m.id, previous, kept, _message_json) for m in messages)
-        + "]"
-    )
-    calls_text = (
-        "["
-        + ",".join(
-            _memo_json(c, "c:" + c.id, previous, kept, _tool_call_json)
-            for c in snapshot.tool_calls.values()
+    """A thread as a row and the pages its commit writes. ``layout`` is what the store holds of
+    it as this journal last wrote (or restored) it: messages and tool calls are immutable (a run
+    replaces what it changes), so only a new or changed one is serialised and only the pages
+    holding one are written; the commit costs what the run changed, not the whole thread."""
+    messages = snapshot.messages
+    calls = snapshot.tool_calls
+    before_messages = before_calls = None
+    if layout is not None:
+        before_messages = _rescrubbed(layout.written(MESSAGES), layout.secrets, scrubber)
+        before_calls = _rescrubbed(layout.written(TOOL_CALLS), layout.secrets, scrubber)
+
+    def message_text(message: Any) -> str:
+        return _line(
+            _scrub_text(
+                _message_json(message),
+                lambda: message.model_dump(mode="json", by_alias=True, exclude_none=True),
+                scrubber,
+            )
         )
-        + "]"
+
+    def call_text(call: ToolCallInfo) -> str:
+        text = _tool_call_json(call)
+        return _line(_scrub_text(text, lambda: json.loads(text), scrubber))
+
+    values = list(messages.values())
+    message_plan = plan(
+        MESSAGES, values, list(messages), before_messages, message_text, validate_messages
     )
-    if memo is not None:
-        memo.clear()
-        memo.update(kept)
-    if scrubber:
-        messages_text = _scrub_text(
-            messages_text,
-            lambda: [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in messages],
-            scrubber,
-        )
+    call_plan = plan(TOOL_CALLS, list(calls.values()), list(calls), before_calls, call_text, None)
+    # The stored title is the first one written (the first user message's text) and is kept:
+    # only a message new to the store can give a thread without one its title.
+    title = _title([values[i] for i in message_plan.fresh], scrubber)
     return ThreadRow(
         agent_url=agent_url,
         id=thread_id,
         updated_at=now.isoformat(timespec="microseconds"),
-        title=_title(messages, scrubber),
+        title=title,
         last_run_id=last_run_id,
         last_status=last_status,
         message_count=len(messages),
         pending_count=len(pending),
-        messages=messages_text,
         state=scrubbed_json(snapshot.state, scrubber),
-        tool_calls=_scrub_text(
-            calls_text,
-            lambda: [json.loads(_tool_call_json(c)) for c in snapshot.tool_calls.values()],
-            scrubber,
-        ),
         pending=scrubbed_json([_interrupt_json(p) for p in pending], scrubber),
         answered=scrubbed_json([_interrupt_json(p) for p in answered.values()], scrubber),
+        tool_call_count=len(calls),
+        pages=(message_plan, call_plan),
+        base_revision=layout.revision if layout is not None else None,
     )
 
 
-def _memo_json(
-    item: Any,
-    key: str,
-    previous: dict[str, tuple[Any, str]],
-    kept: dict[str, tuple[Any, str]],
-    encode: Callable[[Any], str],
-) -> str:
-    hit = previous.get(key)
-    text = hit[1] if hit is not None and hit[0] is item else encode(item)
-    kept[key] = (item, text)
+def _rescrubbed(
+    written: Written | None, secrets: frozenset[str] | None, scrubber: Scrubber
+) -> Written | None:
+    """``written``, with any text that holds a secret the scrubber knows now (and did not when
+    it was written, or read back from the store) marked changed, so it is written again."""
+    if written is None or secrets == scrubber.secrets or not scrubber:
+        return written
+    if not scrubber.might_contain("\n".join(written.texts)):
+        return written
+    objects = list(written.objects)
+    for i, text in enumerate(written.texts):
+        if scrubber.might_contain(text) and scrubber.text(text) != text:
+            objects[i] = object()  # no item is this object: encoded again, with the scrubber
+    return Written(written.ids, objects, written.texts, written.clean, written.sizes, written.tags)
+
+
+def _line(text: str) -> str:
+    # Pages hold one text per line: compact JSON never holds a raw newline.
+    if "\n" in text:
+        raise ValueError("a stored JSON text holds a line break")
     return text
+
+
+def validate_messages(texts: list[str]) -> list[bool]:
+    """Which message texts validate back into a message model: one pass of pydantic's validator
+    for all (the texts joined are an array of as many messages), else text by text."""
+    try:
+        models = messages_adapter().validate_json("[" + ",".join(texts) + "]")
+    except ValidationError:
+        pass
+    else:
+        if len(models) == len(texts):
+            return [True] * len(texts)
+    return [_message_validates(t) for t in texts]
+
+
+def _message_validates(text: str) -> bool:
+    try:
+        MESSAGE.validate_json(text)
+    except ValidationError:
+        return False
+    return True
 
 
 def _message_json(message: Any) -> str:
@@ -331,7 +405,7 @@ _TOOL_CALL_REQUIRED = frozenset(
 _TOOL_CALL_PLAIN = all(f.default_factory is MISSING for f in fields(ToolCallInfo))
 
 
-def _tool_call_from_json(data: Mapping[str, Any]) -> ToolCallInfo:
+def tool_call_from_json(data: Mapping[str, Any]) -> ToolCallInfo:
     values = (
         dict(data)
         if data.keys() <= _TOOL_CALL_FIELDS
@@ -358,7 +432,7 @@ def new_tool_call(values: dict[str, Any]) -> ToolCallInfo:
 
 
 @functools.cache
-def _messages_adapter() -> TypeAdapter[list[Any]]:
+def messages_adapter() -> TypeAdapter[list[Any]]:
     return TypeAdapter(list[Message])
 
 
@@ -369,7 +443,7 @@ def decode_messages(text: str, warnings: list[str]) -> dict[str, Any]:
     does not validate with a warning. Both give the same messages for a text that validates
     (tests/store/test_decode_messages.py holds them to it, differentially)."""
     try:
-        models = _messages_adapter().validate_json(text)
+        models = messages_adapter().validate_json(text)
     except ValidationError:
         return decode_messages_one_by_one(text, warnings)
     restored: dict[str, Any] = {}
@@ -378,10 +452,11 @@ def decode_messages(text: str, warnings: list[str]) -> dict[str, Any]:
     return restored
 
 
-def decode_messages_one_by_one(text: str, warnings: list[str]) -> dict[str, Any]:
-    """The general path: ``json.loads``, then each message validated on its own."""
+def decode_messages_one_by_one(text: str, warnings: list[str], first: int = 0) -> dict[str, Any]:
+    """The general path: ``json.loads``, then each message validated on its own (``first``: the
+    number of the text's first message in the thread, for the warnings)."""
     restored: dict[str, Any] = {}
-    for n, data in enumerate(json.loads(text)):
+    for n, data in enumerate(json.loads(text), first):
         try:
             message = MESSAGE.validate_python(data)
         except ValidationError as exc:  # written by an ag-ui-protocol with other message kinds
@@ -394,7 +469,7 @@ def decode_messages_one_by_one(text: str, warnings: list[str]) -> dict[str, Any]
 
 
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Python's cyclic collector paused while a stored thread is rebuilt: the tens of thousands
     of models and dicts it allocates at once set off collections that walk them (and the rest
     of the heap) to find no cycle: 20 restores of 10,000 messages kept back to back, the worst
@@ -419,26 +494,28 @@ def decode_thread(
     answered: str,
     last_run_id: str | None,
 ) -> RestoredThread:
-    """A stored thread back into the pieces a Thread holds; raises ValueError when unreadable."""
+    """A thread stored before version 3 (every message in one JSON text) back into the pieces a
+    Thread holds, every message validated now; raises ValueError when unreadable. Paged threads:
+    ``_store.snapshot.decode_stored``."""
     warnings: list[str] = []
-    with _collector_paused():
+    with collector_paused():
         restored = decode_messages(messages, warnings)
-        calls = {c["id"]: _tool_call_from_json(c) for c in json.loads(tool_calls)}
+        calls = {c["id"]: tool_call_from_json(c) for c in json.loads(tool_calls)}
     snapshot = ThreadSnapshot(messages=restored, state=json.loads(state), tool_calls=calls)
-    interrupts = [_interrupt_from_json(p) for p in json.loads(pending)]
+    interrupts = [interrupt_from_json(p) for p in json.loads(pending)]
     return RestoredThread(
         snapshot=snapshot,
         pending=interrupts,
         last_run_id=last_run_id,
         answered={
             p.id: p
-            for p in (_interrupt_from_json(a) for a in json.loads(answered) if isinstance(a, dict))
+            for p in (interrupt_from_json(a) for a in json.loads(answered) if isinstance(a, dict))
         },
         warnings=warnings,
     )
 
 
-def _interrupt_from_json(data: Mapping[str, Any]) -> PendingInterrupt:
+def interrupt_from_json(data: Mapping[str, Any]) -> PendingInterrupt:
     known = {f.name for f in fields(PendingInterrupt)} - {"expires_at"}
     values = {k: v for k, v in data.items() if k in known}
     values["raw"] = dict(values.get("raw") or {})
@@ -484,7 +561,7 @@ def inbox_items(
     items: list[InboxItem] = []
     for agent_url, thread_id, updated_at, title, pending in rows:
         try:
-            interrupts = [_interrupt_from_json(p) for p in json.loads(pending)]
+            interrupts = [interrupt_from_json(p) for p in json.loads(pending)]
         except (ValueError, TypeError, KeyError):
             continue  # an unreadable row: agent.thread(id) says so with a warning
         for interrupt in interrupts:

@@ -35,11 +35,12 @@ from .codec import (
     Claim,
     InboxItem,
     ThreadSummary,
-    decode_thread,
     encode_run,
     encode_thread,
     inbox_items,
 )
+from .pages import Layout
+from .snapshot import decode_stored
 
 if TYPE_CHECKING:
     from .._thread import RunStream, Thread
@@ -135,10 +136,9 @@ class Journal:
         self._backlog: list[AuditEntry] = []
         #: This journal's claims (a retry from this agent is its own claim, not another's).
         self.token = uuid.uuid4().hex
-        # Per live thread, the JSON of its messages as last written (see encode_thread).
-        self._memos: weakref.WeakKeyDictionary[Thread, dict[str, tuple[Any, str]]] = (
-            weakref.WeakKeyDictionary()
-        )
+        # Per live thread, what the store holds of it as this journal last wrote or read it
+        # (see encode_thread): a commit writes the pages its run changed.
+        self._layouts: weakref.WeakKeyDictionary[Thread, Layout] = weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:
         state = f", disabled: {self._disabled}" if self._disabled else ""
@@ -231,7 +231,7 @@ class Journal:
                 answered=thread._answered,
                 now=now,
                 scrubber=scrubber,
-                memo=self._memos.setdefault(thread, {}),
+                layout=self._layouts.get(thread),
             )
             summary = encode_run(
                 run_id=run.run_id,
@@ -249,7 +249,9 @@ class Journal:
             raised = {p.id for p in thread._pending}  # raised again: answerable again
             settled = [i for i in answered_ids if i not in raised]
             reopened = [i for i in answered_ids if i in raised]
-            store.save_run(row, summary, audit, settled, reopened)
+            revision = store.save_run(row, summary, audit, settled, reopened)
+            # Only once written: a failed write leaves the store, and so the layout, as it was.
+            self._layouts[thread] = row.layout_after(revision, scrubber.secrets)
             self._backlog = []
         except StoreError as exc:
             self._failed(exc, audit)
@@ -397,14 +399,7 @@ class Journal:
             data = store.load_thread(self.agent_url, thread.id)
             if data is None:
                 return False
-            restored = decode_thread(
-                messages=data.messages,
-                state=data.state,
-                tool_calls=data.tool_calls,
-                pending=data.pending,
-                answered=data.answered,
-                last_run_id=data.last_run_id,
-            )
+            restored = decode_stored(data, thread.id)
         except StoreError as exc:
             self._warn(exc)
             return False
@@ -421,6 +416,8 @@ class Journal:
         thread._last_run_id = restored.last_run_id
         thread._answered = restored.answered
         thread.runs = [_run_record(run_id, summary) for run_id, summary in data.runs]
+        if restored.layout is not None:
+            self._layouts[thread] = restored.layout
         for note in restored.warnings:
             warnings.warn(StoreWarning(f"thread {thread.id}: {note}"), stacklevel=3)
         return True

@@ -49,8 +49,10 @@ from .codec import (
     ThreadCopy,
     ThreadRow,
     ThreadSummary,
+    copied_row,
     summary_from_row,
 )
+from .pages import KINDS, Page
 
 __all__ = ["MIGRATIONS", "SCHEMA", "SCHEMA_VERSION", "PostgresStore", "describe_url"]
 
@@ -131,18 +133,37 @@ CREATE TABLE {SCHEMA}.claims (
 );
 """
 
+_SCHEMA_V3 = f"""
+CREATE TABLE {SCHEMA}.thread_pages (
+    agent_url TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    page INTEGER NOT NULL,
+    items INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    validated_by TEXT,
+    revision BIGINT NOT NULL,
+    PRIMARY KEY (agent_url, thread_id, kind, page)
+);
+ALTER TABLE {SCHEMA}.threads ADD COLUMN revision BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE {SCHEMA}.threads ADD COLUMN tool_call_count INTEGER NOT NULL DEFAULT 0;
+"""
+
 #: (version, script) in order: a database at version N runs every script above N, in one
 #: transaction. Statements are separated by a line holding only ``;`` or ending in ``;``
 #: outside a ``$$`` body (see :func:`_statements`).
 #: Version 2 adds the claims, so a resume goes out once across kernels sharing the store.
-MIGRATIONS: list[tuple[int, str]] = [(1, _SCHEMA_V1), (2, _SCHEMA_V2)]
+#: Version 3 keeps messages and tool calls in pages (``thread_pages``), so a commit writes what
+#: its run changed; a thread written before keeps its JSON texts until its next commit.
+MIGRATIONS: list[tuple[int, str]] = [(1, _SCHEMA_V1), (2, _SCHEMA_V2), (3, _SCHEMA_V3)]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 #: What ``store init --app-role`` grants: everything but changing or removing audit records.
 _GRANTS = """
 GRANT USAGE ON SCHEMA {schema} TO {role};
 GRANT SELECT, INSERT, UPDATE, DELETE ON {schema}.threads, {schema}.runs, {schema}.meta,
-    {schema}.claims TO {role};
+    {schema}.claims, {schema}.thread_pages TO {role};
 GRANT SELECT, INSERT ON {schema}.audit TO {role};
 REVOKE UPDATE, DELETE, TRUNCATE ON {schema}.audit FROM {role};
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA {schema} TO {role};
@@ -211,6 +232,8 @@ class PostgresStore:
         self._where = _describe(params)
         self.readonly = readonly
         self._lock = threading.Lock()
+        #: The schema version (an older one opened read-only, or not migrated, stays at its own).
+        self.version = SCHEMA_VERSION
         self._conn = self._connect(migrate=migrate)
 
     # -- opening -------------------------------------------------------------------------
@@ -247,6 +270,8 @@ class PostgresStore:
                     )
                 if not self.readonly and migrate:  # read-only: an older schema is read as is
                     self._migrate(conn)
+                else:
+                    self.version = version
         except StoreError:
             conn.close()
             raise
@@ -392,16 +417,24 @@ class PostgresStore:
         audit: Sequence[AuditEntry] = (),
         settled: Sequence[str] = (),
         reopened: Sequence[str] = (),
-    ) -> None:
-        """Write a committed run: the thread as it now is, the run's summary, its decisions,
-        and the claims on the interrupts it answered settled."""
+    ) -> int:
+        """Write a committed run: the thread as it now is (its row and the pages its run
+        changed), the run's summary, its decisions, and the claims on the interrupts it answered
+        settled. Returns the thread's new revision."""
+        key = (thread.agent_url, thread.id)
         with self._write("save a run") as conn:
-            conn.execute(
+            # The row's lock, held to the commit: another kernel's write of this thread waits.
+            found = conn.execute(
+                f"SELECT revision, messages = '' AND tool_calls = '' FROM {SCHEMA}.threads "
+                "WHERE agent_url = %s AND id = %s FOR UPDATE",
+                key,
+            ).fetchone()
+            written = conn.execute(
                 f"""
                 INSERT INTO {SCHEMA}.threads (agent_url, id, created_at, updated_at, title,
                     last_run_id, last_status, message_count, pending_count, messages, state,
-                    tool_calls, pending, answered)
-                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                    tool_calls, pending, answered, revision, tool_call_count)
+                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, '', %s, '', %s, %s, 1, %s)
                 ON CONFLICT (agent_url, id) DO UPDATE SET
                     updated_at = excluded.updated_at,
                     title = COALESCE(threads.title, excluded.title),
@@ -409,11 +442,14 @@ class PostgresStore:
                     last_status = excluded.last_status,
                     message_count = excluded.message_count,
                     pending_count = excluded.pending_count,
-                    messages = excluded.messages,
+                    messages = '',
                     state = excluded.state,
-                    tool_calls = excluded.tool_calls,
+                    tool_calls = '',
                     pending = excluded.pending,
-                    answered = excluded.answered
+                    answered = excluded.answered,
+                    revision = threads.revision + 1,
+                    tool_call_count = excluded.tool_call_count
+                RETURNING revision
                 """,
                 (
                     thread.agent_url,
@@ -425,13 +461,18 @@ class PostgresStore:
                     thread.last_status,
                     thread.message_count,
                     thread.pending_count,
-                    thread.messages,
                     thread.state,
-                    thread.tool_calls,
                     thread.pending,
                     thread.answered,
+                    thread.tool_call_count,
                 ),
-            )
+            ).fetchone()
+            assert written is not None  # an upsert always returns its row
+            revision = int(written[0])
+            # No row to lock above (a new thread, perhaps created meanwhile by another kernel),
+            # one in version 2's layout, or one written by someone else: write every page.
+            known = found is not None and bool(found[1]) and found[0] == thread.base_revision
+            _write_pages(conn, thread, revision, every=not known)
             # The upsert holds the thread's row lock: runs of one thread are numbered in turn.
             conn.execute(
                 f"""
@@ -439,7 +480,7 @@ class PostgresStore:
                 VALUES (%s, %s, (SELECT COALESCE(MAX(seq), 0) + 1 FROM {SCHEMA}.runs
                                  WHERE agent_url = %s AND thread_id = %s), %s, %s)
                 """,
-                (thread.agent_url, thread.id, thread.agent_url, thread.id, run.run_id, run.summary),
+                (*key, *key, run.run_id, run.summary),
             )
             _append_audit(conn, audit)
             if settled:
@@ -447,15 +488,16 @@ class PostgresStore:
                     cur.executemany(
                         f"UPDATE {SCHEMA}.claims SET settled = 1 "
                         "WHERE agent_url = %s AND thread_id = %s AND interrupt_id = %s",
-                        [(thread.agent_url, thread.id, i) for i in settled],
+                        [(*key, i) for i in settled],
                     )
             if reopened:
                 with conn.cursor() as cur:
                     cur.executemany(
                         f"DELETE FROM {SCHEMA}.claims "
                         "WHERE agent_url = %s AND thread_id = %s AND interrupt_id = %s",
-                        [(thread.agent_url, thread.id, i) for i in reopened],
+                        [(*key, i) for i in reopened],
                     )
+        return revision
 
     def append_audit(self, entries: Sequence[AuditEntry]) -> None:
         """Append decisions whose run did not commit (a failed or refused resume)."""
@@ -497,33 +539,59 @@ class PostgresStore:
                 raise self._error(exc, action) from None
 
     def load_thread(self, agent_url: str, thread_id: str) -> StoredThreadData | None:
-        rows = self._read(
-            "read a thread",
-            "SELECT created_at, updated_at, last_run_id, messages, state, tool_calls, pending, "
-            f"answered FROM {SCHEMA}.threads WHERE agent_url = %s AND id = %s",
-            (agent_url, thread_id),
-        )
-        if not rows:
-            return None
-        runs = self._read(
-            "read a thread's runs",
-            f"SELECT run_id, summary FROM {SCHEMA}.runs WHERE agent_url = %s AND thread_id = %s "
-            "ORDER BY seq",
-            (agent_url, thread_id),
-        )
-        created, updated, last_run_id, messages, state, tool_calls, pending, answered = rows[0]
+        """A thread's row, pages and runs, read in one REPEATABLE READ transaction (one
+        snapshot: never pages of one commit beside the row of another)."""
+        key = (agent_url, thread_id)
+        paged = self.version >= 3
+        with self._lock:
+            try:
+                conn = self._usable_conn()
+                with conn.transaction():
+                    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                    row = conn.execute(
+                        "SELECT created_at, updated_at, last_run_id, state, pending, answered, "
+                        "messages, tool_calls"
+                        + (", revision, message_count, tool_call_count" if paged else "")
+                        + f" FROM {SCHEMA}.threads WHERE agent_url = %s AND id = %s",
+                        key,
+                    ).fetchone()
+                    if row is None:
+                        return None
+                    pages = (
+                        conn.execute(
+                            "SELECT kind, page, items, body, digest, validated_by, revision "
+                            f"FROM {SCHEMA}.thread_pages WHERE agent_url = %s AND thread_id = %s "
+                            "ORDER BY kind, page",
+                            key,
+                        ).fetchall()
+                        if paged
+                        else []
+                    )
+                    runs = conn.execute(
+                        f"SELECT run_id, summary FROM {SCHEMA}.runs "
+                        "WHERE agent_url = %s AND thread_id = %s ORDER BY seq",
+                        key,
+                    ).fetchall()
+            except psycopg.Error as exc:
+                raise self._error(exc, "read a thread") from None
+        created, updated, last_run_id, state, pending, answered, messages, tool_calls = row[:8]
+        revision, message_count, tool_call_count = row[8:] if paged else (0, 0, 0)
         return StoredThreadData(
             agent_url=agent_url,
             id=thread_id,
             created_at=created,
             updated_at=updated,
             last_run_id=last_run_id,
-            messages=messages,
             state=state,
-            tool_calls=tool_calls,
             pending=pending,
             answered=answered,
             runs=[(run_id, json.loads(summary)) for run_id, summary in runs],
+            messages=messages,
+            tool_calls=tool_calls,
+            revision=int(revision),
+            message_count=message_count,
+            tool_call_count=tool_call_count,
+            pages=[Page(*p) for p in pages],
         )
 
     def threads(
@@ -700,11 +768,13 @@ class PostgresStore:
         return int(rows[0][0]) == 0
 
     def copy_threads(self) -> list[ThreadCopy]:
+        paged = self.version >= 3
         rows = self._read(
             "read the threads",
             "SELECT agent_url, id, created_at, updated_at, title, last_run_id, last_status, "
-            "message_count, pending_count, messages, state, tool_calls, pending, answered "
-            f"FROM {SCHEMA}.threads ORDER BY row_id",
+            "message_count, pending_count, messages, state, tool_calls, pending, answered"
+            + (", revision, tool_call_count" if paged else "")
+            + f" FROM {SCHEMA}.threads ORDER BY row_id",
         )
         runs: dict[tuple[str, str], list[RunRow]] = {}
         for agent_url, thread_id, run_id, summary in self._read(
@@ -713,11 +783,20 @@ class PostgresStore:
             "ORDER BY agent_url, thread_id, seq",
         ):
             runs.setdefault((agent_url, thread_id), []).append(RunRow(run_id, summary))
+        pages: dict[tuple[str, str], list[Page]] = {}
+        if paged:
+            for agent_url, thread_id, *page in self._read(
+                "read the pages",
+                "SELECT agent_url, thread_id, kind, page, items, body, digest, validated_by, "
+                f"revision FROM {SCHEMA}.thread_pages ORDER BY agent_url, thread_id, kind, page",
+            ):
+                pages.setdefault((agent_url, thread_id), []).append(Page(*page))
         return [
             ThreadCopy(
-                row=ThreadRow(r[0], r[1], r[3], *r[4:]),
+                row=copied_row(r, paged),
                 created_at=r[2],
                 runs=runs.get((r[0], r[1]), []),
+                pages=pages.get((r[0], r[1]), []),
             )
             for r in rows
         ]
@@ -728,12 +807,12 @@ class PostgresStore:
             conn.execute(
                 f"INSERT INTO {SCHEMA}.threads (agent_url, id, created_at, updated_at, title, "
                 "last_run_id, last_status, message_count, pending_count, messages, state, "
-                "tool_calls, pending, answered) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                "tool_calls, pending, answered, revision, tool_call_count) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 (
                     t.agent_url, t.id, copy.created_at, t.updated_at, t.title, t.last_run_id,
                     t.last_status, t.message_count, t.pending_count, t.messages, t.state,
-                    t.tool_calls, t.pending, t.answered,
+                    t.tool_calls, t.pending, t.answered, t.revision, t.tool_call_count,
                 ),
             )  # fmt: skip
             with conn.cursor() as cur:
@@ -745,9 +824,58 @@ class PostgresStore:
                         for n, run in enumerate(copy.runs, 1)
                     ],
                 )
+                if copy.pages:
+                    cur.executemany(
+                        _INSERT_PAGE, [_page_values(t, p, p.revision) for p in copy.pages]
+                    )
 
 
 # -- helpers -----------------------------------------------------------------------------------
+
+_INSERT_PAGE = f"""
+INSERT INTO {SCHEMA}.thread_pages (agent_url, thread_id, kind, page, items, body, digest,
+    validated_by, revision)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (agent_url, thread_id, kind, page) DO UPDATE SET
+    items = excluded.items,
+    body = excluded.body,
+    digest = excluded.digest,
+    validated_by = excluded.validated_by,
+    revision = excluded.revision
+"""
+
+
+def _page_values(thread: ThreadRow, page: Page, revision: int) -> tuple[Any, ...]:
+    return (
+        thread.agent_url, thread.id, page.kind, page.number, page.items, page.body, page.digest,
+        page.validated_by, revision,
+    )  # fmt: skip
+
+
+def _write_pages(
+    conn: psycopg.Connection[Any], thread: ThreadRow, revision: int, *, every: bool
+) -> None:
+    """The thread's pages as its row says: the plans' changed pages and nothing past each
+    plan's last page, or (``every``) every page, anything else of the thread removed first."""
+    key = (thread.agent_url, thread.id)
+    if every:
+        conn.execute(
+            f"DELETE FROM {SCHEMA}.thread_pages WHERE agent_url = %s AND thread_id = %s", key
+        )
+        pages = [p for plan in thread.pages for p in plan.every_page()]
+    else:
+        counts = {kind: 0 for kind in KINDS}  # a kind without a plan has no pages
+        counts.update({plan.kind: plan.page_count for plan in thread.pages})
+        with conn.cursor() as cur:
+            cur.executemany(
+                f"DELETE FROM {SCHEMA}.thread_pages WHERE agent_url = %s AND thread_id = %s "
+                "AND kind = %s AND page >= %s",
+                [(*key, kind, count) for kind, count in counts.items()],
+            )
+        pages = [p for plan in thread.pages for p in plan.changed]
+    if pages:
+        with conn.cursor() as cur:
+            cur.executemany(_INSERT_PAGE, [_page_values(thread, p, revision) for p in pages])
 
 
 class _Held(Exception):

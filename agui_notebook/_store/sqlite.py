@@ -46,8 +46,10 @@ from .codec import (
     ThreadCopy,
     ThreadRow,
     ThreadSummary,
+    copied_row,
     summary_from_row,
 )
+from .pages import KINDS, Page
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "Store", "StoredThreadData"]
 
@@ -114,9 +116,28 @@ CREATE TABLE claims (
 );
 """
 
+_SCHEMA_V3 = """
+CREATE TABLE thread_pages (
+    agent_url TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    page INTEGER NOT NULL,
+    items INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    validated_by TEXT,
+    revision INTEGER NOT NULL,
+    PRIMARY KEY (agent_url, thread_id, kind, page)
+);
+ALTER TABLE threads ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE threads ADD COLUMN tool_call_count INTEGER NOT NULL DEFAULT 0;
+"""
+
 #: (version, script) in order: a file at version N runs every script above N, in one transaction.
 #: Version 2 adds the claims, so a resume goes out once across kernels sharing the store.
-MIGRATIONS: list[tuple[int, str]] = [(1, _SCHEMA_V1), (2, _SCHEMA_V2)]
+#: Version 3 keeps messages and tool calls in pages (``thread_pages``), so a commit writes what
+#: its run changed; a thread written before keeps its JSON texts until its next commit.
+MIGRATIONS: list[tuple[int, str]] = [(1, _SCHEMA_V1), (2, _SCHEMA_V2), (3, _SCHEMA_V3)]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
@@ -131,6 +152,8 @@ class Store:
         self.path = Path(path).expanduser()
         self.readonly = readonly
         self._lock = threading.Lock()
+        #: The file's schema version (an older file opened read-only stays at its own).
+        self.version = SCHEMA_VERSION
         self._conn = self._connect()
 
     # -- opening -------------------------------------------------------------------------
@@ -197,6 +220,8 @@ class Store:
                 _restrict_side_files(path)
             elif version == 0:
                 raise StoreCorrupt(f"{path} is an empty store (no schema)", str(path))
+            else:
+                self.version = version
         except StoreError:
             conn.close()
             raise
@@ -256,16 +281,25 @@ class Store:
         audit: Sequence[AuditEntry] = (),
         settled: Sequence[str] = (),
         reopened: Sequence[str] = (),
-    ) -> None:
-        """Write a committed run: the thread as it now is, the run's summary, its decisions,
-        and the claims on the interrupts it answered settled."""
+    ) -> int:
+        """Write a committed run: the thread as it now is (its row and the pages its run
+        changed), the run's summary, its decisions, and the claims on the interrupts it answered
+        settled. Returns the thread's new revision."""
+        key = (thread.agent_url, thread.id)
         with self._write("save a run") as cur:
+            # Under the write lock: nobody writes the thread between this read and the commit.
+            found = cur.execute(
+                "SELECT revision, messages = '' AND tool_calls = '' FROM threads "
+                "WHERE agent_url = ? AND id = ?",
+                key,
+            ).fetchone()
+            revision = (found[0] if found is not None else 0) + 1
             cur.execute(
                 """
                 INSERT INTO threads (agent_url, id, created_at, updated_at, title, last_run_id,
                     last_status, message_count, pending_count, messages, state, tool_calls,
-                    pending, answered)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    pending, answered, revision, tool_call_count)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, '', ?, ?, ?, ?)
                 ON CONFLICT (agent_url, id) DO UPDATE SET
                     updated_at = excluded.updated_at,
                     title = COALESCE(threads.title, excluded.title),
@@ -273,11 +307,13 @@ class Store:
                     last_status = excluded.last_status,
                     message_count = excluded.message_count,
                     pending_count = excluded.pending_count,
-                    messages = excluded.messages,
+                    messages = '',
                     state = excluded.state,
-                    tool_calls = excluded.tool_calls,
+                    tool_calls = '',
                     pending = excluded.pending,
-                    answered = excluded.answered
+                    answered = excluded.answered,
+                    revision = excluded.revision,
+                    tool_call_count = excluded.tool_call_count
                 """,
                 (
                     thread.agent_url,
@@ -289,33 +325,36 @@ class Store:
                     thread.last_status,
                     thread.message_count,
                     thread.pending_count,
-                    thread.messages,
                     thread.state,
-                    thread.tool_calls,
                     thread.pending,
                     thread.answered,
+                    revision,
+                    thread.tool_call_count,
                 ),
             )
+            known = found is not None and bool(found[1]) and found[0] == thread.base_revision
+            _write_pages(cur, thread, revision, every=not known)
             cur.execute(
                 """
                 INSERT INTO runs (agent_url, thread_id, seq, run_id, summary)
                 VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM runs
                                WHERE agent_url = ? AND thread_id = ?), ?, ?)
                 """,
-                (thread.agent_url, thread.id, thread.agent_url, thread.id, run.run_id, run.summary),
+                (*key, *key, run.run_id, run.summary),
             )
             _append_audit(cur, audit)
             if settled:
                 cur.executemany(
                     "UPDATE claims SET settled = 1 "
                     "WHERE agent_url = ? AND thread_id = ? AND interrupt_id = ?",
-                    [(thread.agent_url, thread.id, i) for i in settled],
+                    [(*key, i) for i in settled],
                 )
             if reopened:
                 cur.executemany(
                     "DELETE FROM claims WHERE agent_url = ? AND thread_id = ? AND interrupt_id = ?",
-                    [(thread.agent_url, thread.id, i) for i in reopened],
+                    [(*key, i) for i in reopened],
                 )
+        return revision
 
     def append_audit(self, entries: Sequence[AuditEntry]) -> None:
         """Append decisions whose run did not commit (a failed or refused resume)."""
@@ -333,32 +372,63 @@ class Store:
                 raise _store_error(exc, self.path, action) from None
 
     def load_thread(self, agent_url: str, thread_id: str) -> StoredThreadData | None:
-        rows = self._read(
-            "read a thread",
-            "SELECT created_at, updated_at, last_run_id, messages, state, tool_calls, pending, "
-            "answered FROM threads WHERE agent_url = ? AND id = ?",
-            (agent_url, thread_id),
-        )
-        if not rows:
-            return None
-        runs = self._read(
-            "read a thread's runs",
-            "SELECT run_id, summary FROM runs WHERE agent_url = ? AND thread_id = ? ORDER BY seq",
-            (agent_url, thread_id),
-        )
-        created, updated, last_run_id, messages, state, tool_calls, pending, answered = rows[0]
+        """A thread's row, pages and runs, read in one transaction (one snapshot of the file:
+        never pages of one commit beside the row of another)."""
+        key = (agent_url, thread_id)
+        paged = self.version >= 3
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN")
+                try:
+                    row = self._conn.execute(
+                        "SELECT created_at, updated_at, last_run_id, state, pending, answered, "
+                        "messages, tool_calls"
+                        + (", revision, message_count, tool_call_count" if paged else "")
+                        + " FROM threads WHERE agent_url = ? AND id = ?",
+                        key,
+                    ).fetchone()
+                    if row is None:
+                        return None
+                    pages = (
+                        self._conn.execute(
+                            "SELECT kind, page, items, body, digest, validated_by, revision "
+                            "FROM thread_pages WHERE agent_url = ? AND thread_id = ? "
+                            "ORDER BY kind, page",
+                            key,
+                        ).fetchall()
+                        if paged
+                        else []
+                    )
+                    runs = self._conn.execute(
+                        "SELECT run_id, summary FROM runs WHERE agent_url = ? AND thread_id = ? "
+                        "ORDER BY seq",
+                        key,
+                    ).fetchall()
+                finally:
+                    self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                raise _store_error(exc, self.path, "read a thread") from None
+        created, updated, last_run_id, state, pending, answered, messages, tool_calls = row[:8]
+        revision, message_count, tool_call_count = row[8:] if paged else (0, 0, 0)
         return StoredThreadData(
             agent_url=agent_url,
             id=thread_id,
             created_at=created,
             updated_at=updated,
             last_run_id=last_run_id,
-            messages=messages,
             state=state,
-            tool_calls=tool_calls,
             pending=pending,
             answered=answered,
             runs=[(run_id, json.loads(summary)) for run_id, summary in runs],
+            messages=messages,
+            tool_calls=tool_calls,
+            revision=revision,
+            message_count=message_count,
+            tool_call_count=tool_call_count,
+            pages=[Page(*p) for p in pages],
         )
 
     def threads(
@@ -529,11 +599,13 @@ class Store:
         return int(rows[0][0]) == 0
 
     def copy_threads(self) -> list[ThreadCopy]:
+        paged = self.version >= 3
         rows = self._read(
             "read the threads",
             "SELECT agent_url, id, created_at, updated_at, title, last_run_id, last_status, "
-            "message_count, pending_count, messages, state, tool_calls, pending, answered "
-            "FROM threads ORDER BY rowid",
+            "message_count, pending_count, messages, state, tool_calls, pending, answered"
+            + (", revision, tool_call_count" if paged else "")
+            + " FROM threads ORDER BY rowid",
         )
         runs: dict[tuple[str, str], list[RunRow]] = {}
         for agent_url, thread_id, run_id, summary in self._read(
@@ -542,11 +614,20 @@ class Store:
             "ORDER BY agent_url, thread_id, seq",
         ):
             runs.setdefault((agent_url, thread_id), []).append(RunRow(run_id, summary))
+        pages: dict[tuple[str, str], list[Page]] = {}
+        if paged:
+            for agent_url, thread_id, *page in self._read(
+                "read the pages",
+                "SELECT agent_url, thread_id, kind, page, items, body, digest, validated_by, "
+                "revision FROM thread_pages ORDER BY agent_url, thread_id, kind, page",
+            ):
+                pages.setdefault((agent_url, thread_id), []).append(Page(*page))
         return [
             ThreadCopy(
-                row=ThreadRow(r[0], r[1], r[3], *r[4:]),
+                row=copied_row(r, paged),
                 created_at=r[2],
                 runs=runs.get((r[0], r[1]), []),
+                pages=pages.get((r[0], r[1]), []),
             )
             for r in rows
         ]
@@ -557,11 +638,12 @@ class Store:
             cur.execute(
                 "INSERT INTO threads (agent_url, id, created_at, updated_at, title, last_run_id, "
                 "last_status, message_count, pending_count, messages, state, tool_calls, "
-                "pending, answered) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "pending, answered, revision, tool_call_count) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     t.agent_url, t.id, copy.created_at, t.updated_at, t.title, t.last_run_id,
                     t.last_status, t.message_count, t.pending_count, t.messages, t.state,
-                    t.tool_calls, t.pending, t.answered,
+                    t.tool_calls, t.pending, t.answered, t.revision, t.tool_call_count,
                 ),
             )  # fmt: skip
             cur.executemany(
@@ -572,6 +654,7 @@ class Store:
                     for n, run in enumerate(copy.runs, 1)
                 ],
             )
+            cur.executemany(_INSERT_PAGE, [_page_values(t, p, p.revision) for p in copy.pages])
 
     def append_links(self, links: Sequence[ChainLink], head: tuple[int, str] | None) -> None:
         with self._write("copy the audit log") as cur:
@@ -599,6 +682,49 @@ class Store:
 
 
 # -- helpers -----------------------------------------------------------------------------------
+
+_INSERT_PAGE = """
+INSERT INTO thread_pages (agent_url, thread_id, kind, page, items, body, digest, validated_by,
+    revision)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (agent_url, thread_id, kind, page) DO UPDATE SET
+    items = excluded.items,
+    body = excluded.body,
+    digest = excluded.digest,
+    validated_by = excluded.validated_by,
+    revision = excluded.revision
+"""
+
+
+def _page_values(thread: ThreadRow, page: Page, revision: int) -> tuple[Any, ...]:
+    return (
+        thread.agent_url, thread.id, page.kind, page.number, page.items, page.body, page.digest,
+        page.validated_by, revision,
+    )  # fmt: skip
+
+
+def _page_counts(thread: ThreadRow) -> list[tuple[str, int]]:
+    """Pages of each kind after this write (a kind without a plan has none)."""
+    counts = {kind: 0 for kind in KINDS}
+    counts.update({plan.kind: plan.page_count for plan in thread.pages})
+    return list(counts.items())
+
+
+def _write_pages(cur: sqlite3.Cursor, thread: ThreadRow, revision: int, *, every: bool) -> None:
+    """The thread's pages as its row says: the plans' changed pages and nothing past each
+    plan's last page, or (``every``) every page, anything else of the thread removed first."""
+    key = (thread.agent_url, thread.id)
+    if every:
+        cur.execute("DELETE FROM thread_pages WHERE agent_url = ? AND thread_id = ?", key)
+        pages = [p for plan in thread.pages for p in plan.every_page()]
+    else:
+        cur.executemany(
+            "DELETE FROM thread_pages WHERE agent_url = ? AND thread_id = ? AND kind = ? "
+            "AND page >= ?",
+            [(*key, kind, count) for kind, count in _page_counts(thread)],
+        )
+        pages = [p for plan in thread.pages for p in plan.changed]
+    cur.executemany(_INSERT_PAGE, [_page_values(thread, p, revision) for p in pages])
 
 
 class _Held(Exception):

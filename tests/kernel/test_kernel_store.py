@@ -55,6 +55,17 @@ def _read(path: Path, sql: str) -> list[tuple[Any, ...]]:
         conn.close()
 
 
+def _stored_messages(path: Path, thread_id: str) -> list[Any]:
+    """The thread's messages as its pages hold them (each page's body: one JSON text a line)."""
+    pages = _read(
+        path,
+        "SELECT body FROM thread_pages WHERE thread_id = '"
+        + thread_id
+        + "' AND kind = 'message' ORDER BY page",
+    )
+    return [json.loads(line) for (body,) in pages for line in body.split("\n")]
+
+
 def _card_pending_then_kill(kernels: list[Kernel], url: str, message: str) -> str:
     """Kernel A: a chat shows a pending card and waits for a click; then the kernel is killed."""
     a = _new_kernel(kernels)
@@ -186,10 +197,8 @@ def test_a_kernel_killed_mid_stream_leaves_the_store_consistent(
 
         assert _read(_isolated_store, "PRAGMA integrity_check") == [("ok",)]
         stored = {
-            r[0]: r[1:]
-            for r in _read(
-                _isolated_store, "SELECT id, last_run_id, message_count, messages FROM threads"
-            )
+            r[0]: (*r[1:], _stored_messages(_isolated_store, r[0]))
+            for r in _read(_isolated_store, "SELECT id, last_run_id, message_count FROM threads")
         }
         runs = {
             thread: [
@@ -204,12 +213,12 @@ def test_a_kernel_killed_mid_stream_leaves_the_store_consistent(
         # The long story never committed: its thread is as its one committed run left it.
         assert len(runs[story_id]) == 1
         last_run, count, messages = stored[story_id]
-        assert last_run == runs[story_id][-1] and count == len(json.loads(messages))
-        assert "story" not in messages.lower()
-        # Every commit of the other thread is whole: rows agree, none is half there.
+        assert last_run == runs[story_id][-1] and count == len(messages)
+        assert "story" not in json.dumps(messages).lower()
+        # Every commit of the other thread is whole: rows and pages agree, none is half there.
         last_run, count, messages = stored[busy_id]
         assert runs[busy_id] and last_run == runs[busy_id][-1]
-        assert count == len(json.loads(messages))
+        assert count == len(messages)
         assert commits <= len(runs[busy_id]) <= commits + 1  # printed ones, maybe one more
 
         b = _new_kernel(kernels)

@@ -10,6 +10,8 @@
 - ``new_tool_call`` (a stored tool call rebuilt without the frozen dataclass's __init__) against
   ``ToolCallInfo(**values)``.
 - ``summary_from_row`` against the ``ThreadSummary`` constructor.
+- ``validate_messages`` (a commit's check, in one pass, of which message texts validate back:
+  what lets a restore defer their validation) against validating each text alone.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import hypothesis.strategies as st
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 
+from agui_notebook._protocol.wire import MESSAGE
 from agui_notebook._state.reducer import ToolCallInfo
 from agui_notebook._store.codec import (
     ThreadSummary,
@@ -32,6 +35,7 @@ from agui_notebook._store.codec import (
     decode_thread,
     new_tool_call,
     summary_from_row,
+    validate_messages,
 )
 from tests._hypothesis import examples
 
@@ -155,6 +159,28 @@ def test_decode_messages_matches_one_by_one(messages: list[Any]) -> None:
 )
 def test_decode_messages_matches_on_odd_texts(text: str) -> None:
     _same(text)
+
+
+def _validates_alone(text: str) -> bool:
+    try:
+        MESSAGE.validate_json(text)
+    except ValueError:  # pydantic's ValidationError is one
+        return False
+    return True
+
+
+@MANY
+@given(
+    st.lists(_message(), max_size=6),
+    st.lists(st.sampled_from(["", "{", "[]", "1", "null", "1,2", '{"id": 1}']), max_size=2),
+    st.randoms(use_true_random=False),
+)
+def test_validate_messages_matches_validating_each_text_alone(
+    messages: list[Any], junk: list[str], order: Any
+) -> None:
+    texts = [json.dumps(m) for m in messages] + junk
+    order.shuffle(texts)
+    assert validate_messages(texts) == [_validates_alone(t) for t in texts]
 
 
 _CALL_VALUES = st.fixed_dictionaries(
