@@ -108,7 +108,7 @@ class RunResult:
     usage: list[Any] = field(default_factory=list)
     #: RUN_FINISHED's own ``metadata`` (finish reasons, latencies...), when the server sent it.
     run_metadata: dict[str, Any] | None = None
-    _kept: KeptEvents = field(default_factory=lambda: KeptEvents(), repr=False, compare=False)
+    _kept: KeptEvents = field(default_factory=KeptEvents, repr=False, compare=False)
 
     @property
     def events(self) -> list[BaseModel]:
@@ -430,7 +430,7 @@ class RunStream:
         #: False when the answer travels in forwardedProps instead (_compat_langgraph).
         self._resume_on_wire = resume_on_wire
         #: The events kept so far (``Agent(max_events_kept=...)``): see :attr:`events`.
-        self.kept = KeptEvents()
+        self.kept = KeptEvents(thread.agent.max_events_kept)
         self._result: RunResult | None = None
         self._error: BaseException | None = None
         self._started = False
@@ -563,7 +563,6 @@ class RunStream:
         verifier = OrderVerifier(
             () if strict else thread._snapshot.tool_calls, record.warnings.append
         )
-        self.kept = KeptEvents(agent.max_events_kept)
         feed = RunFeed(parser, verifier, reducer, self.kept, record)
         handle = feed.event
         idle_limit = agent.idle_timeout
