@@ -726,11 +726,13 @@ class EventParser:
         a JSON string and ``}``: the plain event ``{"type", id, "delta"}`` that prefix names,
         read without decoding the rest (a run of deltas repeats everything but the delta).
         None leaves ``data`` to :meth:`parse_plain`."""
-        if self._lanes or not data.startswith(prefix):
+        if self._lanes or not data.startswith(prefix) or data[-1:] != "}":
             return None
-        delta = _plain.read_delta(data, len(prefix))
-        if delta is not None:
-            self._index += 1
+        try:
+            delta: str = _plain.read_string(data[len(prefix) - 1 : -1])  # one string, no more
+        except _plain.DECODE_ERRORS:
+            return None
+        self._index += 1
         return delta
 
     def _slow(self, data: str) -> list[BaseModel]:

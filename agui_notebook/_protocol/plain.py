@@ -48,7 +48,7 @@ __all__ = [
     "json_value",
     "plain",
     "plains",
-    "read_delta",
+    "read_string",
 ]
 
 _NONE = type(None)
@@ -62,7 +62,8 @@ _NEUTRAL_CONFIG = frozenset(
 # What a text msgspec does not take raises (UnicodeEncodeError: a raw lone surrogate, which a
 # stream decoded as UTF-8 never holds).
 DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, UnicodeEncodeError)
-_STRING = msgspec.json.Decoder(str).decode
+#: Decodes one JSON string (quotes included; nothing may follow it) or raises DECODE_ERRORS.
+read_string = msgspec.json.Decoder(str).decode
 _RAW = msgspec.json.Decoder(msgspec.Raw).decode  # checks a JSON text, builds nothing
 
 #: The types read plain when their model allows: messages, tool calls and reasoning from start
@@ -187,17 +188,6 @@ def delta_prefix(etype: str, wire: str, ident: str) -> str:
     """How the compact layout (type, the id, the delta; no spaces) begins for a delta of type
     ``etype`` to ``ident`` (``wire``: its key, ``messageId`` or ``toolCallId``)."""
     return f'{{"type":"{etype}","{wire}":{_quoted(ident)},"delta":"'
-
-
-def read_delta(data: str, start: int) -> str | None:
-    """The JSON string that begins at ``data[start]`` (after its opening quote), decoded, when
-    only the closing ``}`` follows it; else None."""
-    if data[-1:] != "}":
-        return None
-    try:
-        return _STRING(data[start - 1 : -1])  # one JSON string, nothing after it
-    except DECODE_ERRORS:
-        return None
 
 
 def check_json(text: str) -> None:

@@ -112,6 +112,8 @@ class RunFeed:
         parse_plain, parse_delta = parser.parse_plain, parser.parse_delta
         check, apply = self._verifier.check, self._reducer.apply
         run: _Run | None = None  # consecutive deltas to one thing, not yet verified or applied
+        states: list[Any] = []  # consecutive STATE_DELTAs, not yet verified or applied
+        states_at = 0  # the first one's index
         prefix = None  # how the run's next delta begins, in the compact layout
         deltas: list[str] = []  # the run's, as locals: a delta costs two appends
         kept: list[str] = []
@@ -123,6 +125,17 @@ class RunFeed:
                     kept.append(data)
                     continue
             found = parse_plain(data)
+            if found is not None and found[0] == "STATE_DELTA":
+                if run is not None:
+                    self._run(run)
+                    run = prefix = None
+                if not states:
+                    states_at = parser.index
+                states.append((found[1], data))
+                continue
+            if states:
+                self._states(states, states_at)
+                states = []
             if found is not None:
                 etype, event = found
                 attr = _RUNS.get(etype)
@@ -149,6 +162,8 @@ class RunFeed:
                 self.event(type_of(model), model)
         if run is not None:
             self._run(run)
+        if states:
+            self._states(states, states_at)
 
     def _run(self, run: _Run) -> None:
         """Deltas to one message or tool call, the first at event ``run.index``: checked as
@@ -156,6 +171,14 @@ class RunFeed:
         self._verifier.check(run.etype, run.first, run.index)  # raises, or passes them all
         self._reducer.extend(run.etype, run.ident, run.deltas)
         self._taken(run.etype, run.texts)
+
+    def _states(self, states: list[tuple[Any, str]], index: int) -> None:
+        """Consecutive STATE_DELTAs, the first at event ``index``: checked as the first one is
+        (a delta's verdict depends on the run's phase alone), applied in one patch when they
+        all apply."""
+        self._verifier.check("STATE_DELTA", states[0][0], index)
+        self._reducer.patch_state([event.delta for event, _ in states])
+        self._taken("STATE_DELTA", [data for _, data in states])
 
     def _taken(self, etype: str, events: list[Any]) -> None:
         tally = self._tally

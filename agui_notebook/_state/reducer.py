@@ -561,8 +561,9 @@ class RunReducer:
     def _state_delta(self, event: Any) -> None:
         self._patch_state(_ops(event.delta))
 
-    def _patch_state(self, operations: list[Any]) -> None:
-        """Apply a STATE_DELTA's operations (plain objects) all or nothing."""
+    def _patch_state(self, operations: list[Any], *, quiet: bool = False) -> bool:
+        """Apply a STATE_DELTA's operations (plain objects) all or nothing; False (warned,
+        unless ``quiet``) when they do not apply."""
         document = self._state
         # No state yet means the empty object: the baseline a run starts from (1.1 run-input).
         absent = document.peek() is None
@@ -571,9 +572,22 @@ class RunReducer:
         try:
             document.apply(operations)
         except _PATCH_ERRORS as exc:
-            self._warn_unapplied("STATE_DELTA", "state", exc)
+            if not quiet:
+                self._warn_unapplied("STATE_DELTA", "state", exc)
             if absent:
                 document.value = None
+            return False
+        return True
+
+    def patch_state(self, patches: list[list[Any]]) -> None:
+        """Consecutive STATE_DELTAs' operations (plain objects): :meth:`apply` for each, as one
+        patch when every one applies (then each does, in turn), else one by one."""
+        if len(patches) > 1 and self._patch_state(
+            [op for ops in patches for op in ops], quiet=True
+        ):
+            return
+        for ops in patches:
+            self._patch_state(ops)
 
     def _patched(self, document: Any, patch: list[Any], etype: str, what: str) -> Any:
         """The document with the patch applied, or the document unchanged (warned)."""
