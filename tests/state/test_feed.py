@@ -226,6 +226,18 @@ def _stream(draw: st.DrawFn) -> list[list[str]]:
     ],
     2,
 )
+@example(
+    [
+        [
+            '{"type":"RUN_STARTED","threadId":"t","runId":"r"}',
+            '{"type":"STATE_SNAPSHOT","snapshot":{"list":[],"n":0}}',
+            '{"type":"STATE_DELTA","delta":[{"op":"add","path":"/list/-","value":1}]}',
+            '{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/missing/x","value":1}]}',
+            '{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/n","value":2}]}',
+        ]
+    ],
+    None,
+)
 def test_the_batch_way_ends_as_event_by_event(batches: list[list[str]], cap: int | None) -> None:
     assert _outcome(batches, plain=True, cap=cap) == _outcome(batches, plain=False, cap=cap)
 
