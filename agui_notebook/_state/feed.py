@@ -55,6 +55,10 @@ class KeptEvents:
         self.overflowed = False  # an event past the cap arrived
         self._built = 0  # items before this index are models
 
+    def fills(self, count: int) -> bool:
+        """True when ``count`` more events would go past the cap for the first time."""
+        return not self.overflowed and self.cap is not None and len(self.items) + count > self.cap
+
     def add(self, items: list[Any]) -> bool:
         """Keep what fits of ``items``; True the first time one does not."""
         if self.overflowed:
@@ -175,10 +179,18 @@ class RunFeed:
     def _states(self, states: list[tuple[Any, str]], index: int) -> None:
         """Consecutive STATE_DELTAs, the first at event ``index``: checked as the first one is
         (a delta's verdict depends on the run's phase alone), applied in one patch when they
-        all apply."""
+        all apply and nothing said comes between them (else one by one, warnings in order)."""
         self._verifier.check("STATE_DELTA", states[0][0], index)
-        self._reducer.patch_state([event.delta for event, _ in states])
-        self._taken("STATE_DELTA", [data for _, data in states])
+        if (
+            len(states) > 1
+            and not self.kept.fills(len(states))
+            and self._reducer.patch_together([event.delta for event, _ in states])
+        ):
+            self._taken("STATE_DELTA", [data for _, data in states])
+            return
+        for event, data in states:
+            self._reducer.apply("STATE_DELTA", event)
+            self._taken("STATE_DELTA", [data])
 
     def _taken(self, etype: str, events: list[Any]) -> None:
         tally = self._tally

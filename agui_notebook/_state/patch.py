@@ -42,11 +42,15 @@ class PatchedDocument:
     for its error, so the document is exactly as it was.
     """
 
-    __slots__ = ("_dropped", "_fresh", "_owned", "_undo", "_value")
+    __slots__ = ("_dropped", "_fresh", "_owned", "_parents", "_undo", "_value")
 
     def __init__(self, value: Any) -> None:
         self._value = value
         self._owned: dict[int, Any] = {}
+        #: Path -> (the owned container its last token is in, that token), for the paths walked
+        #: since ownership began; forgotten with it, and when the document's shape changes (an
+        #: owned container replaced or removed, a list shifted): a run patches the same paths.
+        self._parents: dict[str, tuple[Any, str]] = {}
         #: During a patch: the containers it copied (the prior document holds none of them),
         self._fresh: set[int] = set()
         #: how to put back each change to a container the prior document holds,
@@ -61,13 +65,17 @@ class PatchedDocument:
     @property
     def value(self) -> Any:
         """The document; whoever reads it may keep it, so it is no longer changed in place."""
-        self._owned.clear()
+        self._disown()
         return self._value
 
     @value.setter
     def value(self, value: Any) -> None:
-        self._owned.clear()
+        self._disown()
         self._value = value
+
+    def _disown(self) -> None:
+        self._owned.clear()
+        self._parents.clear()
 
     def apply(self, patch: list[Any]) -> None:
         """Apply ``patch`` all or nothing; raises jsonpatch/jsonpointer errors on failure."""
@@ -81,7 +89,7 @@ class PatchedDocument:
                     root = self._apply_one(root, operation)
                 self._value = root
                 if self._dropped:
-                    self._owned.clear()
+                    self._disown()
                 return
             except _Unsupported:
                 self._rollback()
@@ -93,25 +101,15 @@ class PatchedDocument:
         op = operation.get("op")
         if op not in _FAST_OPS:
             raise _Unsupported
-        tokens, last = _route(operation.get("path"))
+        path = operation.get("path")
         if op != "remove" and "value" not in operation:
             raise _Unsupported
-        owned = self._owned
-        root = document if id(document) in owned else self._own(document)
-        parent = root
-        for token in tokens:
-            if type(parent) is dict:
-                if token not in parent:
-                    raise _Unsupported  # jsonpatch words the error
-                key: Any = token
-            else:
-                key = _key(parent, token, for_add=False)
-            current = parent[key]
-            if id(current) not in owned:
-                child = self._own(current)
-                self._set(parent, key, child)
-                current = child
-            parent = current
+        known = self._parents.get(path) if type(path) is str else None
+        if known is not None:  # walked before, and nothing on the way changed since
+            root = document  # owned (else nothing would be known)
+            parent, last = known
+        else:
+            root, parent, last = self._walk(document, path)
         if isinstance(parent, dict):
             if op == "add":
                 self._set(parent, last, operation["value"])
@@ -135,6 +133,29 @@ class PatchedDocument:
                 self._remove(parent, index)
             return root
         raise _Unsupported
+
+    def _walk(self, document: Any, path: Any) -> tuple[Any, Any, str]:
+        """The owned root, the owned container the path's last token is in, and that token:
+        every container on the way copied unless owned already."""
+        tokens, last = _route(path)
+        owned = self._owned
+        root = document if id(document) in owned else self._own(document)
+        parent = root
+        for token in tokens:
+            if type(parent) is dict:
+                if token not in parent:
+                    raise _Unsupported  # jsonpatch words the error
+                key: Any = token
+            else:
+                key = _key(parent, token, for_add=False)
+            current = parent[key]
+            if id(current) not in owned:
+                child = self._own(current)
+                self._set(parent, key, child)
+                current = child
+            parent = current
+        self._parents[path] = (parent, last)
+        return root, parent, last
 
     def _own(self, value: Any) -> Any:
         """A shallow copy of ``value`` that this document now owns."""
@@ -160,11 +181,14 @@ class PatchedDocument:
                 self._undo.append(("set", container, key, old))
             if id(old) in self._owned:
                 self._dropped = True
+                self._parents.clear()  # a path through it now leads elsewhere
         container[key] = value
 
     def _insert(self, container: list[Any], index: int, value: Any) -> None:
         if id(container) not in self._fresh:
             self._undo.append(("del", container, index))
+        if index != len(container):
+            self._parents.clear()  # the items after it moved
         container.insert(index, value)
 
     def _remove(self, container: Any, key: Any) -> None:
@@ -175,6 +199,9 @@ class PatchedDocument:
                 self._undo.append(("insert", container, key, container[key]))
         if id(container[key]) in self._owned:
             self._dropped = True
+            self._parents.clear()
+        elif isinstance(container, list):
+            self._parents.clear()  # the items after it moved
         del container[key]
 
     def _rollback(self) -> None:
@@ -190,7 +217,7 @@ class PatchedDocument:
             else:
                 container.clear()
                 container.update(entry[2])
-        self._owned.clear()  # the copies it made are garbage now
+        self._disown()  # the copies it made are garbage now
 
 
 _FAST_OPS = frozenset({"add", "replace", "remove"})

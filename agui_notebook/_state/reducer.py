@@ -579,15 +579,11 @@ class RunReducer:
             return False
         return True
 
-    def patch_state(self, patches: list[list[Any]]) -> None:
-        """Consecutive STATE_DELTAs' operations (plain objects): :meth:`apply` for each, as one
-        patch when every one applies (then each does, in turn), else one by one."""
-        if len(patches) > 1 and self._patch_state(
-            [op for ops in patches for op in ops], quiet=True
-        ):
-            return
-        for ops in patches:
-            self._patch_state(ops)
+    def patch_together(self, patches: list[list[Any]]) -> bool:
+        """Consecutive STATE_DELTAs' operations (plain objects) as one patch: True when it
+        applied (then each would have, in turn: :meth:`apply` for each); False leaves the state
+        as it was, nothing said, for them to be applied one by one."""
+        return self._patch_state([op for ops in patches for op in ops], quiet=True)
 
     def _patched(self, document: Any, patch: list[Any], etype: str, what: str) -> Any:
         """The document with the patch applied, or the document unchanged (warned)."""
