@@ -9,12 +9,14 @@ never disagree. Who decides a card, and sending the decision, is the decider's
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 
 from .._decisions.audit import chat_record, decision_entries
-from .._decisions.decision import Decision
+from .._decisions.decision import Decision, prepare_validators
 from .._decisions.identity import Person
 from .._decisions.interrupts import PendingInterrupt
 from .._decisions.quorum import Count, count_text
@@ -89,6 +91,12 @@ class CardDeck:
             }
         )
         self.streamer.push(view, view.state, force=True)
+        if any(i.response_schema for i in interrupts):
+            # While the person reads the card, not after the click: the first validator costs
+            # about a second (see prepare_validators).
+            threading.Thread(
+                target=_prepare_quietly, args=(interrupts,), name="agui-validators", daemon=True
+            ).start()
         return card
 
     def state(
@@ -299,6 +307,11 @@ class CardDeck:
                 # decision still names what happened to the call.
                 card.items.mark_tool(interrupt.tool_call_id, status)
         self.streamer.push(card.view, card.view.state, force=True)
+
+
+def _prepare_quietly(interrupts: list[PendingInterrupt]) -> None:
+    with contextlib.suppress(Exception):  # a failure here shows, typed, when the decision is made
+        prepare_validators(interrupts)
 
 
 def subjects(card: Card) -> str:

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-import jsonschema
 from ag_ui.core import ResumeEntry
 
 from .._errors import (
@@ -48,6 +47,7 @@ __all__ = [
     "cancel",
     "check_decisions",
     "edit",
+    "prepare_validators",
     "reject",
 ]
 
@@ -338,9 +338,20 @@ def _validate(interrupt: PendingInterrupt, payload: Any) -> None:
         raise InvalidDecision(interrupt.id, f"{where}: {first.message}", payload=payload)
 
 
+def prepare_validators(interrupts: list[PendingInterrupt]) -> None:
+    """Make the validators of these interrupts' schemas now, so a later decision does not wait
+    for them: the first one imports jsonschema, whose IRI format checker compiles a grammar
+    (about a second) when rfc3987-syntax is installed, as every Jupyter server install has it."""
+    for interrupt in interrupts:
+        if isinstance(interrupt.response_schema, dict) and interrupt.response_schema:
+            _validator(json.dumps(interrupt.response_schema, sort_keys=True))
+
+
 @functools.lru_cache(maxsize=256)
 def _validator(schema_json: str) -> Any:
     """A checked validator per schema (checking a schema costs milliseconds; servers repeat them)."""
+    import jsonschema  # here, not at import: see prepare_validators
+
     schema = json.loads(schema_json)
     try:
         validator_cls = jsonschema.validators.validator_for(schema)

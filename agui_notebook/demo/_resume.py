@@ -32,7 +32,6 @@ from datetime import datetime
 from typing import Any, Protocol
 
 import jsonpatch
-import jsonschema
 from ag_ui.core import ResumeEntry
 
 from . import _bank
@@ -119,6 +118,8 @@ def check_resume(
 
 def payload_problem(schema: JSON, payload: Any) -> str | None:
     """The first way ``payload`` breaks ``schema`` ("at payload/editedArgs/amount: ...")."""
+    import jsonschema  # here, not at import: its IRI checker compiles a grammar (about a second)
+
     validator = jsonschema.Draft202012Validator(
         schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
     )

@@ -369,6 +369,21 @@ async def test_reissued_interrupt_stops_automatic_decisions() -> None:
         await chat.decider.decide(card)
 
 
+async def test_a_new_card_makes_its_schema_validator_while_the_person_reads() -> None:
+    import threading
+
+    from agui_notebook._decisions import decision
+
+    chat = Agent.demo(text_delay=0).chat(timeout=10)
+    await chat.thread.run(TRANSFER)
+    decision._validator.cache_clear()
+    chat.deck.new_card(chat._new_view(show=False), chat.thread.pending)
+    for worker in [t for t in threading.enumerate() if t.name == "agui-validators"]:
+        worker.join(10)
+    assert chat.thread.pending[0].response_schema  # the demo's approvals have a schema
+    assert decision._validator.cache_info().currsize == 1  # made before any decision
+
+
 def test_front_messages_are_validated() -> None:
     with pytest.raises(ValueError, match="decisions"):
         parse_front_message({"type": "decide", "requestId": "x", "card": "c"})

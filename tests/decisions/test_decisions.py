@@ -22,7 +22,7 @@ from agui_notebook import (
     edit,
     reject,
 )
-from agui_notebook._decisions.decision import build_resume, build_resume_entry
+from agui_notebook._decisions.decision import build_resume, build_resume_entry, prepare_validators
 from agui_notebook._decisions.interrupts import parse_expiry
 from agui_notebook._state.reducer import ToolCallInfo
 
@@ -447,3 +447,17 @@ def test_pending_interrupt_reads_microsoft_metadata() -> None:
         tool_calls={},
     )
     assert (it.tool_name, it.arguments) == ("transfer", {"amount": 7})
+
+
+# -- validators made ahead of the decision ------------------------------------------------------
+
+
+def test_prepare_validators_makes_each_schema_validator_once() -> None:
+    from agui_notebook._decisions import decision
+
+    decision._validator.cache_clear()
+    prepare_validators([pending("a", MSAF), pending("b", MSAF), pending("c")])
+    info = decision._validator.cache_info()
+    assert (info.currsize, info.misses) == (1, 1)  # one schema, made once; none for no schema
+    assert payload(pending("a", MSAF), approve()) == {"approved": True}
+    assert decision._validator.cache_info().hits == info.hits + 1  # the decision used it
