@@ -116,6 +116,11 @@ def check_resume(
     return None
 
 
+def load_validator() -> None:
+    """Import jsonschema now (a server starting), not at the first resume: see payload_problem."""
+    import jsonschema  # noqa: F401
+
+
 def payload_problem(schema: JSON, payload: Any) -> str | None:
     """The first way ``payload`` breaks ``schema`` ("at payload/editedArgs/amount: ...")."""
     import jsonschema  # here, not at import: its IRI checker compiles a grammar (about a second)

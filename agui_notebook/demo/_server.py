@@ -15,11 +15,13 @@ import uvicorn
 
 from ._app import DemoApp
 from ._options import DemoOptions
+from ._resume import load_validator
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
     """Run the demo server in the foreground until interrupted (Ctrl+C)."""
     app = DemoApp(DemoOptions.from_kwargs(**options))
+    load_validator()
     print(
         f"AG-UI demo agent on http://{host}:{port}/ (POST a RunAgentInput) and "
         f"ws://{host}:{port}/ (one run per WebSocket); Ctrl+C stops"
