@@ -361,15 +361,15 @@ class Thread:
         elif reducer.outcome == "cancelled":
             outcome = "cancelled"
         record.status = outcome
-        result_messages = [
-            self._snapshot.messages[m] for m in reducer.touched if m in self._snapshot.messages
-        ]
+        sent = {getattr(m, "id", None) for m in run.new_messages}  # the input, not the result
+        messages = self._snapshot.messages
+        result_messages = [messages[m] for m in reducer.touched if m in messages and m not in sent]
         self.last_result = RunResult(
             outcome=outcome,
             thread_id=self.id,
             run_id=self._last_run_id,
             interrupts=pending,
-            messages=[m for m in result_messages if not _is_input(m, run)],
+            messages=result_messages,
             state=self._snapshot.state,
             warnings=list(record.warnings),
             pending_tool_call_ids=reducer.pending_tool_call_ids,
@@ -381,10 +381,6 @@ class Thread:
         if self.journal is not None:
             self.journal.committed(self, run, pending_before)
         return self.last_result
-
-
-def _is_input(message: Any, run: RunStream) -> bool:
-    return any(message.id == getattr(m, "id", None) for m in run.new_messages)
 
 
 def _as_messages(message: str | BaseModel | Iterable[BaseModel] | None) -> list[BaseModel]:
