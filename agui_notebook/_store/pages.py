@@ -94,6 +94,14 @@ class Page:
         digest = page_digest(kind, number, len(texts), validated_by, body)
         return cls(kind, number, len(texts), body, digest, validated_by)
 
+    def row(self, agent_url: str, thread_id: str, revision: int) -> tuple[Any, ...]:
+        """Its values for the backends' page insert: thread key, kind, page, items, body,
+        digest, validated_by, revision, in that order."""
+        return (
+            agent_url, thread_id, self.kind, self.number, self.items, self.body, self.digest,
+            self.validated_by, revision,
+        )  # fmt: skip
+
     def intact(self) -> bool:
         """Its body is what was written with it."""
         return self.digest == page_digest(

@@ -826,7 +826,7 @@ class PostgresStore:
                 )
                 if copy.pages:
                     cur.executemany(
-                        _INSERT_PAGE, [_page_values(t, p, p.revision) for p in copy.pages]
+                        _INSERT_PAGE, [p.row(t.agent_url, t.id, p.revision) for p in copy.pages]
                     )
 
 
@@ -843,13 +843,6 @@ ON CONFLICT (agent_url, thread_id, kind, page) DO UPDATE SET
     validated_by = excluded.validated_by,
     revision = excluded.revision
 """
-
-
-def _page_values(thread: ThreadRow, page: Page, revision: int) -> tuple[Any, ...]:
-    return (
-        thread.agent_url, thread.id, page.kind, page.number, page.items, page.body, page.digest,
-        page.validated_by, revision,
-    )  # fmt: skip
 
 
 def _write_pages(
@@ -875,7 +868,9 @@ def _write_pages(
         pages = [p for plan in thread.pages for p in plan.changed]
     if pages:
         with conn.cursor() as cur:
-            cur.executemany(_INSERT_PAGE, [_page_values(thread, p, revision) for p in pages])
+            cur.executemany(
+                _INSERT_PAGE, [p.row(thread.agent_url, thread.id, revision) for p in pages]
+            )
 
 
 class _Held(Exception):

@@ -654,7 +654,9 @@ class Store:
                     for n, run in enumerate(copy.runs, 1)
                 ],
             )
-            cur.executemany(_INSERT_PAGE, [_page_values(t, p, p.revision) for p in copy.pages])
+            cur.executemany(
+                _INSERT_PAGE, [p.row(t.agent_url, t.id, p.revision) for p in copy.pages]
+            )
 
     def append_links(self, links: Sequence[ChainLink], head: tuple[int, str] | None) -> None:
         with self._write("copy the audit log") as cur:
@@ -696,13 +698,6 @@ ON CONFLICT (agent_url, thread_id, kind, page) DO UPDATE SET
 """
 
 
-def _page_values(thread: ThreadRow, page: Page, revision: int) -> tuple[Any, ...]:
-    return (
-        thread.agent_url, thread.id, page.kind, page.number, page.items, page.body, page.digest,
-        page.validated_by, revision,
-    )  # fmt: skip
-
-
 def _page_counts(thread: ThreadRow) -> list[tuple[str, int]]:
     """Pages of each kind after this write (a kind without a plan has none)."""
     counts = {kind: 0 for kind in KINDS}
@@ -724,7 +719,7 @@ def _write_pages(cur: sqlite3.Cursor, thread: ThreadRow, revision: int, *, every
             [(*key, kind, count) for kind, count in _page_counts(thread)],
         )
         pages = [p for plan in thread.pages for p in plan.changed]
-    cur.executemany(_INSERT_PAGE, [_page_values(thread, p, revision) for p in pages])
+    cur.executemany(_INSERT_PAGE, [p.row(thread.agent_url, thread.id, revision) for p in pages])
 
 
 class _Held(Exception):
