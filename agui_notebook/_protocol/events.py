@@ -308,7 +308,8 @@ def _prune_parts(parts: Any, path: str, warn: Warn) -> None:
             if isinstance(kind, str) and kind not in _wire.PART_TYPES:
                 warn(f"dropped {path}[{i}]: content part of unknown type {kind!r}")
                 continue
-            source = part.get("source")
+            # A text part has no source: one it carries is an unknown property, stripped.
+            source = part.get("source") if kind != "text" else None
             source_kind = source.get("type") if isinstance(source, dict) else None
             if isinstance(source_kind, str) and source_kind not in _wire.SOURCE_TYPES:
                 warn(

@@ -149,6 +149,7 @@ def _parsers(strict: bool, open_chunk: bool) -> tuple[EventParser, EventParser]:
 @example(['{"messageId":"m","delta":"hi","toolCallId":{"type":"TEXT_MESSAGE_CONTENT"}}'], False, False)  # fmt: skip
 @example(['{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f","parentMessageId":null}'], True, False)  # fmt: skip
 @example(['{"type":"TOOL_CALL_RESULT","messageId":"r","toolCallId":"c","content":[{"type":"text","text":"hi","odd":1}]}'], False, False)  # fmt: skip
+@example(['{"type":"TOOL_CALL_RESULT","messageId":"r","toolCallId":"c","content":[{"type":"text","text":"hi","source":{"type":"odd"}}]}'], False, False)  # fmt: skip
 @example(
     [
         '{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":"s"}',
