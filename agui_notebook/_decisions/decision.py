@@ -325,12 +325,9 @@ def _replacement(interrupt: PendingInterrupt, decision: Decision, schema: Any) -
 
 
 def _validate(interrupt: PendingInterrupt, payload: Any) -> None:
-    schema = interrupt.response_schema
-    if not isinstance(schema, dict) or not schema:
-        return
-    validator = _validator(json.dumps(schema, sort_keys=True))
+    validator = _validator_of(interrupt)
     if validator is None:
-        return  # the server's schema is itself broken: nothing trustworthy to check against
+        return  # no schema, or the server's is itself broken: nothing trustworthy to check against
     errors = sorted(validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
@@ -343,8 +340,15 @@ def prepare_validators(interrupts: list[PendingInterrupt]) -> None:
     for them: the first one imports jsonschema, whose IRI format checker compiles a grammar
     (about a second) when rfc3987-syntax is installed, as every Jupyter server install has it."""
     for interrupt in interrupts:
-        if isinstance(interrupt.response_schema, dict) and interrupt.response_schema:
-            _validator(json.dumps(interrupt.response_schema, sort_keys=True))
+        _validator_of(interrupt)
+
+
+def _validator_of(interrupt: PendingInterrupt) -> Any:
+    """The validator of the interrupt's schema; None without one, or when it is broken."""
+    schema = interrupt.response_schema
+    if not isinstance(schema, dict) or not schema:
+        return None
+    return _validator(json.dumps(schema, sort_keys=True))
 
 
 @functools.lru_cache(maxsize=256)
