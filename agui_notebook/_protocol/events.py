@@ -1056,9 +1056,8 @@ def _patch_clean(ops: Any) -> bool:
 
 _TYPE_OF: dict[type[BaseModel], str] = {cls: name for name, cls in MODELS.items()}
 
-# How to read each frequent type plain with the installed models (a STATE_DELTA's operations
-# must be well formed too).
-_PLAIN = _plain.plains(MODELS, {"STATE_DELTA": lambda event: _patch_clean(event.delta)})
+# How to read each frequent type plain with the installed models.
+_PLAIN = _plain.plains(MODELS)
 
 
 def event_from_text(data: str) -> BaseModel:

@@ -14,7 +14,11 @@ that accepts exactly what the model takes unchanged and nothing else:
   of the values of a ``Literal``, an object for ``dict``, an array for ``list``, anything but
   null for ``Any``; null, or a value the model would coerce, goes to the parser;
 - every required field is present; a field of any other type or constraint, a validator or a
-  setting that transforms what the model reads, and the type has no plain form at all.
+  setting that transforms what the model reads, and the type has no plain form at all;
+- a STATE_DELTA's operations (a list of anything to the model, which the parser checks) are
+  ``add``, ``replace`` or ``remove`` at plain pointers, read as operation objects
+  (:class:`PatchOperation`) that the patch code takes as it takes their JSON objects: typed
+  by the decoder, they need no walk to be checked.
 
 An absent field reads as the model's default, so the verifier and the reducer take a plain
 event through the same handlers, by the same attribute names, as a model. msgspec reads JSON
@@ -32,7 +36,7 @@ import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii as _quoted  # json.dumps of a str, in C
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 import annotated_types
 import msgspec
@@ -41,7 +45,9 @@ from pydantic_core import from_json
 
 __all__ = [
     "DECODE_ERRORS",
+    "PLAIN_PATCH",
     "PLAIN_TYPES",
+    "PatchOperation",
     "Plain",
     "check_json",
     "delta_prefix",
@@ -93,8 +99,46 @@ class Plain:
 
     #: Decodes a text into the type's Struct (its attributes: the model's), or raises.
     decode: Callable[[str], Any]
-    #: A further check of the decoded event (a STATE_DELTA's operations), if any.
+    #: A further check of the decoded event (a STATE_DELTA's pointers), if any.
     check: Callable[[Any], bool] | None = None
+
+
+class PatchOperation(msgspec.Struct, tag_field="op", forbid_unknown_fields=True, gc=False):
+    """A JSON Patch operation read plain: ``add``, ``replace`` or ``remove`` with no other
+    member. ``op``, ``path`` and ``value`` read as the operation's object does; ``move``,
+    ``copy``, ``test`` and anything unusual go to the parser (a STATE_DELTA holding one such
+    operation is not plain)."""
+
+    op: ClassVar[str]
+    path: str
+
+
+class AddOperation(PatchOperation, tag="add"):
+    op: ClassVar[str] = "add"
+    value: Any  # null included: RFC 6902 asks for the member, not a non-null one
+
+
+class ReplaceOperation(PatchOperation, tag="replace"):
+    op: ClassVar[str] = "replace"
+    value: Any
+
+
+class RemoveOperation(PatchOperation, tag="remove"):
+    op: ClassVar[str] = "remove"
+
+
+#: What a plain STATE_DELTA's ``delta`` holds (a model's takes any list; the parser checks it).
+PLAIN_PATCH = list[Union[AddOperation, ReplaceOperation, RemoveOperation]]  # noqa: UP007
+
+
+def plain_pointers(operations: list[PatchOperation]) -> bool:
+    """True when every path is a pointer the patch code reads as it is: empty, or "/"-led
+    without "~" escapes (any other, valid or not, goes to the parser, which judges pointers)."""
+    for operation in operations:
+        path = operation.path
+        if path and (path[0] != "/" or "~" in path):
+            return False
+    return True
 
 
 def _field_type(annotation: Any, metadata: list[Any]) -> Any:
@@ -134,10 +178,15 @@ def _field_type(annotation: Any, metadata: list[Any]) -> Any:
 
 
 def plain(
-    etype: str, model: type[BaseModel], check: Callable[[Any], bool] | None = None
+    etype: str,
+    model: type[BaseModel],
+    narrowed: dict[str, Any] | None = None,
+    check: Callable[[Any], bool] | None = None,
 ) -> Plain | None:
     """How to read ``model``'s events plain, or None when a required field has no plain form
-    or the model transforms what it reads (validators, settings such as whitespace stripping)."""
+    or the model transforms what it reads (validators, settings such as whitespace stripping).
+    ``narrowed``: field -> a narrower type for a field whose model takes any list (a value
+    outside it goes to the parser), ``check``: what that type leaves open."""
     decorators = model.__pydantic_decorators__
     if (
         set(model.model_config) - _NEUTRAL_CONFIG
@@ -148,6 +197,7 @@ def plain(
     ):
         return None
     fields: list[tuple[Any, ...]] = []
+    narrowed_any = False  # the check goes with the narrowed type
     rename: dict[str, str] = {}
     for name, info in model.model_fields.items():
         if name == "type":
@@ -155,6 +205,9 @@ def plain(
         if info.default_factory is not None:
             return None  # an event would share one default object with every other
         kind = _field_type(info.annotation, info.metadata)
+        if narrowed and name in narrowed and kind == list[Any]:
+            kind = narrowed[name]
+            narrowed_any = True
         if kind is None:
             return None  # the handlers read every attribute: a field the Struct lacks breaks them
         rename[name] = info.alias or name
@@ -168,20 +221,27 @@ def plain(
         tag_field="type",
         tag=etype,
         forbid_unknown_fields=True,
+        gc=False,  # decoded from JSON: in no reference cycle, so nothing for the collector
     )
-    return Plain(msgspec.json.Decoder(struct).decode, check)
+    return Plain(msgspec.json.Decoder(struct).decode, check if narrowed_any else None)
 
 
-def plains(
-    models: dict[str, type[BaseModel]], checks: dict[str, Callable[[Any], bool]]
-) -> dict[str, Plain]:
+def plains(models: dict[str, type[BaseModel]]) -> dict[str, Plain]:
     """How to read each type of ``PLAIN_TYPES`` that has a plain form with these models."""
     found = {}
     for etype in PLAIN_TYPES:
-        way = plain(etype, models[etype], checks.get(etype))
+        narrowed = _NARROWED.get(etype)
+        way = plain(etype, models[etype], *narrowed) if narrowed else plain(etype, models[etype])
         if way is not None:
             found[etype] = way
     return found
+
+
+# Per type: fields read narrower than the model's (when it takes any list), and the check of
+# what the narrower type leaves open.
+_NARROWED: dict[str, tuple[dict[str, Any], Callable[[Any], bool]]] = {
+    "STATE_DELTA": ({"delta": PLAIN_PATCH}, lambda event: plain_pointers(event.delta)),
+}
 
 
 def delta_prefix(etype: str, wire: str, ident: str) -> str:

@@ -3,7 +3,8 @@
 Agents stream state as many small patches (``replace /balance``). ``jsonpatch`` deep-copies the
 whole document for each one, so a state that grows (a list an agent appends to) made every delta
 cost the whole state: quadratic over a run. Patches of ``add``/``replace``/``remove`` operations
-are applied here by copying only the containers on each operation's path; the prior document is
+(JSON objects, or the operation objects ``_protocol.plain`` decodes) are applied here by
+copying only the containers on each operation's path; the prior document is
 never mutated, so a failure leaves it intact. Anything else, and any case the fast path does not
 fully understand, goes to ``jsonpatch``, which also words the errors.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import jsonpatch
+import msgspec
 
 __all__ = ["PatchedDocument", "apply_patch"]
 
@@ -93,42 +95,54 @@ class PatchedDocument:
                 return
             except _Unsupported:
                 self._rollback()
-        self.value = jsonpatch.apply_patch(self._value, patch, in_place=False)
+        self.value = jsonpatch.apply_patch(self._value, _as_dicts(patch), in_place=False)
 
     def _apply_one(self, document: Any, operation: Any) -> Any:
-        if type(operation) is not dict:
-            raise _Unsupported
-        op = operation.get("op")
-        if op not in _FAST_OPS:
-            raise _Unsupported
-        path = operation.get("path")
-        if op != "remove" and "value" not in operation:
-            raise _Unsupported
+        if type(operation) is dict:
+            op = operation.get("op")
+            if op not in _FAST_OPS or (op != "remove" and "value" not in operation):
+                raise _Unsupported
+            path = operation.get("path")
+            value = operation.get("value")
+        else:  # a decoded operation object (``_protocol.plain``): well formed already
+            op = getattr(operation, "op", None)
+            if op not in _FAST_OPS:
+                raise _Unsupported
+            path = operation.path
+            value = None if op == "remove" else operation.value
         known = self._parents.get(path) if type(path) is str else None
         if known is not None:  # walked before, and nothing on the way changed since
             root = document  # owned (else nothing would be known)
             parent, last = known
         else:
             root, parent, last = self._walk(document, path)
-        if isinstance(parent, dict):
-            if op == "add":
-                self._set(parent, last, operation["value"])
-            elif last not in parent:
-                raise _Unsupported  # jsonpatch raises the proper error
-            elif op == "replace":
-                self._set(parent, last, operation["value"])
-            else:
+        if type(parent) is dict:  # owned: a plain dict (``_own``)
+            if op == "remove":
+                if last not in parent:
+                    raise _Unsupported  # jsonpatch raises the proper error
                 self._remove(parent, last)
+            elif last in parent:  # _set, inline: a run replaces values more than anything
+                old = parent[last]
+                if id(parent) not in self._fresh:
+                    self._undo.append(("set", parent, last, old))
+                if id(old) in self._owned:
+                    self._dropped = True
+                    self._parents.clear()  # a path through it now leads elsewhere
+                parent[last] = value
+            elif op == "add":
+                self._set(parent, last, value)
+            else:
+                raise _Unsupported  # replace of a member that is not there: jsonpatch's error
             return root
         if isinstance(parent, list):
             if op == "add" and last == "-":
-                self._insert(parent, len(parent), operation["value"])
+                self._insert(parent, len(parent), value)
                 return root
             index = _key(parent, last, for_add=op == "add")
             if op == "add":
-                self._insert(parent, index, operation["value"])
+                self._insert(parent, index, value)
             elif op == "replace":
-                self._set(parent, index, operation["value"])
+                self._set(parent, index, value)
             else:
                 self._remove(parent, index)
             return root
@@ -221,6 +235,13 @@ class PatchedDocument:
 
 
 _FAST_OPS = frozenset({"add", "replace", "remove"})
+
+
+def _as_dicts(patch: list[Any]) -> list[Any]:
+    """The operations as jsonpatch reads them: decoded operation objects as their JSON objects."""
+    return [op if type(op) is dict else msgspec.to_builtins(op) for op in patch]
+
+
 # A path's tokens, split once: a run patches the same few paths over and over.
 _ROUTES: dict[str, tuple[tuple[str, ...], str]] = {}
 

@@ -11,8 +11,10 @@ from typing import Any
 import hypothesis.strategies as st
 import jsonpatch
 import jsonpointer
+import msgspec
 from hypothesis import HealthCheck, given, settings
 
+from agui_notebook._protocol import plain
 from agui_notebook._state.patch import PatchedDocument, apply_patch
 from tests._hypothesis import examples
 
@@ -179,9 +181,11 @@ def test_a_sequence_of_patches_gives_what_jsonpatch_gives(data: st.DataObject) -
     for _ in range(data.draw(st.integers(1, 8))):
         size = data.draw(st.sampled_from([1, 1, 1, 2, 3]))  # most patches should apply
         patch = [data.draw(operation(expected)) for _ in range(size)]
-        patches.append((patch, copy.deepcopy(patch)))
+        # As a plain STATE_DELTA carries it (operation objects), when it decodes so.
+        given_patch = _as_objects(patch) if data.draw(st.booleans()) else patch
+        patches.append((given_patch, copy.deepcopy(given_patch)))
         want = outcome(reference, expected, patch)
-        assert _step(document, patch) == (want[0], want[1] if want[0] == "error" else None)
+        assert _step(document, given_patch) == (want[0], want[1] if want[0] == "error" else None)
         if want[0] == "ok":
             expected = want[1]
         assert document.peek() == expected
@@ -193,6 +197,32 @@ def test_a_sequence_of_patches_gives_what_jsonpatch_gives(data: st.DataObject) -
     for patch, then in patches:
         assert patch == then
     assert first == original
+
+
+def _as_objects(patch: list[Any]) -> list[Any]:
+    """``patch`` as the plain decoder reads it (``_protocol.plain``), or as it is if it does not."""
+    try:
+        return msgspec.json.decode(msgspec.json.encode(patch), type=plain.PLAIN_PATCH)
+    except msgspec.ValidationError:
+        return patch
+
+
+def test_operation_objects_apply_as_their_json_objects() -> None:
+    objects = _as_objects(
+        [
+            {"op": "replace", "path": "/a", "value": None},
+            {"op": "add", "path": "/l/-", "value": {"k": 1}},
+            {"op": "remove", "path": "/b"},
+        ]
+    )
+    assert [type(op).__name__ for op in objects] == [
+        "ReplaceOperation", "AddOperation", "RemoveOperation"
+    ]  # fmt: skip
+    assert apply_patch({"a": 1, "b": 2, "l": []}, objects) == {"a": None, "l": [{"k": 1}]}
+    # The fast path leaves this one to jsonpatch, which gets the operation as its object.
+    missing = _as_objects([{"op": "replace", "path": "/nope", "value": 1}])
+    assert outcome(apply_patch, {}, missing) == outcome(reference, {}, msgspec.to_builtins(missing))
+    assert outcome(apply_patch, {}, missing)[0] == "error"
 
 
 def test_appends_to_a_long_list_change_the_runs_own_copy_in_place() -> None:
