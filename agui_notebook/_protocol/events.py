@@ -727,14 +727,29 @@ class EventParser:
         a JSON string and ``}``: the plain event ``{"type", id, "delta"}`` that prefix names,
         read without decoding the rest (a run of deltas repeats everything but the delta).
         None leaves ``data`` to :meth:`parse_plain`."""
-        if self._lanes or not data.startswith(prefix) or data[-1:] != "}":
-            return None
-        try:
-            delta: str = _plain.read_string(data[len(prefix) - 1 : -1])  # one string, no more
-        except _plain.DECODE_ERRORS:
-            return None
-        self._index += 1
-        return delta
+        deltas: list[str] = []
+        return deltas[0] if self.parse_deltas([data], 0, prefix, deltas) else None
+
+    def parse_deltas(self, texts: list[str], start: int, prefix: str, out: list[str]) -> int:
+        """:meth:`parse_delta` for ``texts[start:]`` in turn, each delta appended to ``out``,
+        up to the first text it leaves (to :meth:`parse_plain`); returns that text's index
+        (``len(texts)`` when it took them all). One call for a run of deltas: the run's
+        events cost their decoding, not a call each."""
+        if self._lanes:
+            return start
+        cut = len(prefix) - 1  # the delta's opening quote
+        read, end, count = _plain.read_string, start, len(texts)
+        while end < count:
+            data = texts[end]
+            if not data.startswith(prefix) or data[-1:] != "}":
+                break
+            try:
+                out.append(read(data[cut:-1]))  # one string, no more
+            except _plain.DECODE_ERRORS:
+                break
+            end += 1
+        self._index += end - start
+        return end
 
     def _slow(self, data: str) -> list[BaseModel]:
         try:

@@ -113,26 +113,21 @@ class RunFeed:
         """Every text of a batch, in order, with nobody iterating the events; ``parse`` reads
         what is not plain (the parser's own path, perhaps behind a credential guard)."""
         parser = self._parser
-        parse_plain, parse_delta = parser.parse_plain, parser.parse_delta
+        parse_plain, parse_deltas = parser.parse_plain, parser.parse_deltas
         check, apply = self._verifier.check, self._reducer.apply
         run: _Run | None = None  # consecutive deltas to one thing, not yet verified or applied
         states: list[Any] = []  # consecutive STATE_DELTAs, not yet verified or applied
         states_at = 0  # the first one's index
-        prefix = None  # how the run's next delta begins, in the compact layout
-        deltas: list[str] = []  # the run's, as locals: a delta costs two appends
-        kept: list[str] = []
-        for data in texts:
-            if prefix is not None:
-                delta = parse_delta(data, prefix)  # the same layout again: only the delta
-                if delta is not None:
-                    deltas.append(delta)
-                    kept.append(data)
-                    continue
+        texts = texts if type(texts) is list else list(texts)
+        at, count = 0, len(texts)
+        while at < count:
+            data = texts[at]
+            at += 1
             found = parse_plain(data)
             if found is not None and found[0] == "STATE_DELTA":
                 if run is not None:
                     self._run(run)
-                    run = prefix = None
+                    run = None
                 if not states:
                     states_at = parser.index
                 states.append((found[1], data))
@@ -148,20 +143,23 @@ class RunFeed:
                         if run is not None:
                             self._run(run)
                         run = _Run(etype, event, parser.index)
-                        prefix, deltas, kept = run.prefix, run.deltas, run.texts
-                    deltas.append(event.delta)
-                    kept.append(data)
+                    run.deltas.append(event.delta)
+                    run.texts.append(data)
+                    if run.prefix is not None:  # the same layout again: only the deltas read
+                        end = parse_deltas(texts, at, run.prefix, run.deltas)
+                        run.texts.extend(texts[at:end])
+                        at = end
                     continue
                 if run is not None:
                     self._run(run)
-                    run = prefix = None
+                    run = None
                 if check(etype, event, parser.index):
                     apply(etype, event)
                     self._taken(etype, [data])
                 continue
             if run is not None:
                 self._run(run)
-                run = prefix = None
+                run = None
             for model in parse(data):
                 self.event(type_of(model), model)
         if run is not None:

@@ -202,6 +202,26 @@ def _json_text(draw: st.DrawFn) -> str:
     return text
 
 
+def test_a_run_of_deltas_is_read_up_to_the_first_text_its_prefix_does_not_fit() -> None:
+    prefix = plain.delta_prefix("TEXT_MESSAGE_CONTENT", "messageId", "m")
+    texts = [
+        '{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}',
+        prefix + 'a"}',
+        prefix + '\\u00e9\\n"}',
+        prefix + '"}',
+        prefix + 'b","timestamp":1}',  # more than the delta: parse_plain's
+        prefix + 'c"}',
+    ]
+    parser = EventParser(lambda _: None)
+    deltas: list[str] = []
+    assert parser.parse_deltas(texts, 1, prefix, deltas) == 4
+    assert deltas == ["a", "\u00e9\n", ""] and parser.index == 3
+    for bad in (prefix + '\\x"}', prefix + 'a"b"}', prefix + '\\ud83d"}', prefix + 'a"'):
+        assert parser.parse_deltas([bad], 0, prefix, deltas) == 0, bad
+    assert parser.parse_deltas(texts, 6, prefix, deltas) == 6 and parser.index == 3
+    assert len(deltas) == 3  # nothing appended by the texts it left
+
+
 @MANY
 @given(_json_text())
 @example('{"a": NaN, "b": -Infinity, "c": 1e400, "d": -0}')
