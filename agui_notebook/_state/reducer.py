@@ -102,6 +102,34 @@ class TextBuffer:
         return self.blocks[0] if self.blocks else ""
 
 
+class _Draft:
+    """A message this run opened with TEXT_MESSAGE_START, not built yet: its model is built
+    once, when it is first read (:meth:`RunReducer._settle`), with its text and tool calls,
+    instead of at the start and again when they arrive (validators run cold between deltas,
+    and each model is two objects for the cyclic collector). Reads what the handlers read of
+    a message before then: its class, its fields as given."""
+
+    __slots__ = ("cls", "fields")
+
+    def __init__(self, cls: type[BaseModel], fields: dict[str, Any]) -> None:
+        self.cls = cls
+        self.fields = fields
+
+    @property
+    def subagent_run_id(self) -> str | None:
+        return self.fields.get("subagent_run_id")
+
+    def build(self, update: dict[str, Any]) -> BaseModel:
+        return self.cls(**{**self.fields, **update})
+
+
+def _is_assistant(message: Any) -> bool:
+    """An assistant message, built or not."""
+    if type(message) is _Draft:
+        return issubclass(message.cls, AssistantMessage)
+    return isinstance(message, AssistantMessage)
+
+
 @dataclass(frozen=True)
 class ToolCallInfo:
     """A tool call as the thread knows it: its arguments (parsed when read), result attached."""
@@ -199,6 +227,7 @@ class RunReducer:
         # models one event at a time ran pydantic's validators cold between the deltas.
         self._closed: dict[str, str] = {}
         self._unattached: dict[str, list[ToolCallInfo]] = {}
+        self._drafts: set[str] = set()  # ids whose message is a _Draft
         self._state = PatchedDocument(base.state)
         self.tool_calls: dict[str, ToolCallInfo] = dict(base.tool_calls)
         self._held_calls = base.tool_calls  # what the thread held before this run
@@ -267,7 +296,7 @@ class RunReducer:
     @property
     def messages(self) -> dict[str, Any]:
         """The messages by id, in order, as they stand now (text still streaming aside)."""
-        if self._closed or self._unattached:
+        if self._closed or self._unattached or self._drafts:
             self._settle()
         return self._messages
 
@@ -293,8 +322,11 @@ class RunReducer:
 
     def _settle(self, message_id: str | None = None) -> None:
         """Bring one message (or all) up to date: the text of an ended one into its content,
-        its closed tool calls into ``tool_calls``."""
-        ids = [message_id] if message_id is not None else [*self._closed, *self._unattached]
+        its closed tool calls into ``tool_calls``, a draft built."""
+        if message_id is not None:
+            ids = [message_id]
+        else:
+            ids = [*self._closed, *self._unattached, *self._drafts]
         for mid in ids:
             text = self._closed.pop(mid, None)
             closed = self._unattached.pop(mid, None)
@@ -305,13 +337,16 @@ class RunReducer:
             if text is not None:
                 update["content"] = text
             if closed:
-                calls = list(message.tool_calls or [])
+                calls = [] if type(message) is _Draft else list(message.tool_calls or [])
                 for info in closed:
                     call = _tool_call(info)
                     calls = [c for c in calls if c.id != call.id]
                     calls.append(call)
                 update["tool_calls"] = calls
-            if update:
+            if type(message) is _Draft:
+                self._drafts.discard(mid)
+                self._messages[mid] = message.build(update)
+            elif update:
                 self._messages[mid] = message.model_copy(update=update)
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -369,7 +404,8 @@ class RunReducer:
                 kwargs["name"] = event.name
             if event.subagent_run_id is not None:
                 kwargs["subagent_run_id"] = event.subagent_run_id
-            self._messages[mid] = cls(**kwargs)
+            self._messages[mid] = _Draft(cls, kwargs)
+            self._drafts.add(mid)
         self._text[mid] = TextBuffer(self.text_of(mid))  # re-streaming a known id appends (1.1)
         self._closed.pop(mid, None)  # its text is the new buffer's
         self.touched[mid] = None
@@ -400,6 +436,7 @@ class RunReducer:
         self._materialize(event.message_id)
 
     def _merge_message_metadata(self, message_id: str, metadata: dict[str, Any]) -> None:
+        self._build(message_id)
         message = self._messages[message_id]
         merged = _merged(message.metadata, metadata)
         self._messages[message_id] = message.model_copy(update={"metadata": merged})
@@ -410,6 +447,12 @@ class RunReducer:
         buffer = self._text.pop(message_id, None)
         if buffer is not None:
             self._closed[message_id] = buffer.value()
+
+    def _build(self, message_id: str) -> None:
+        """The message's model, if it is a draft, built as it stands (for a handler that
+        changes the model itself)."""
+        if message_id in self._drafts:
+            self._settle(message_id)
 
     def _encrypted_value(self, event: Any) -> None:
         """Store the opaque artefact where it belongs; the type is replaced with the value."""
@@ -434,6 +477,7 @@ class RunReducer:
                 self._messages[parent.id] = parent.model_copy(update={"tool_calls": calls})
                 self.touched[parent.id] = None
             return
+        self._build(entity)
         message = self._messages.get(entity)
         if message is None or isinstance(message, ActivityMessage):
             # Activity messages carry no encrypted value by schema: a name for nothing known.
@@ -460,11 +504,7 @@ class RunReducer:
         parent = event.parent_message_id
         if parent is None:
             last = next(reversed(self._messages), None) if self._messages else None
-            if (
-                last is not None
-                and last in self.touched
-                and isinstance(self._messages[last], AssistantMessage)
-            ):
+            if last is not None and last in self.touched and _is_assistant(self._messages[last]):
                 parent = last
             else:
                 parent = tcid
@@ -512,7 +552,7 @@ class RunReducer:
 
     def _attach_call(self, parent_id: str, info: ToolCallInfo) -> None:
         parent = self._messages.get(parent_id)
-        if isinstance(parent, AssistantMessage):  # the call joins it when it is read
+        if _is_assistant(parent):  # the call joins it when it is read
             self._unattached.setdefault(parent_id, []).append(info)
             self.touched[parent_id] = None
             return
