@@ -252,9 +252,12 @@ def delta_prefix(etype: str, wire: str, ident: str) -> str:
 
 def check_json(text: str) -> None:
     """Raise what ``json.loads(text)`` raises (ValueError, RecursionError), building nothing
-    when the text is valid (msgspec reads it as raw JSON: ~7x cheaper than parsing it)."""
+    when the text is valid (msgspec reads it as raw JSON: ~7x cheaper than parsing it). A
+    text that is not ASCII goes as its UTF-8 bytes: given the str, msgspec would have Python
+    keep a UTF-8 copy on it for as long as the text lives (a tool call's arguments: the
+    thread's), and making that copy costs more than encoding."""
     try:
-        _RAW(text)
+        _RAW(text if text.isascii() else text.encode())
     except (*DECODE_ERRORS, RecursionError):
         json_value(text)  # what msgspec refuses (NaN, a lone surrogate escape): json.loads judges
 
