@@ -103,11 +103,12 @@ class TextBuffer:
 
 
 class _Draft:
-    """A message this run opened with TEXT_MESSAGE_START, not built yet: its model is built
-    once, when it is first read (:meth:`RunReducer._settle`), with its text and tool calls,
-    instead of at the start and again when they arrive (validators run cold between deltas,
-    and each model is two objects for the cyclic collector). Reads what the handlers read of
-    a message before then: its class, its fields as given."""
+    """A message this run opened (TEXT_MESSAGE_START, TOOL_CALL_RESULT), not built yet. Its
+    model is built once, when first read (:meth:`RunReducer._settle`), with its text and tool
+    calls: not at the start and again as a copy when they arrive, and not one at a time between
+    deltas, where pydantic's validators run cold (the realistic bench mix: its text starts took
+    19 ms of a 330 ms run built there, 7 ms as drafts). Answers what the handlers ask of a
+    message before then: its class, its fields as given."""
 
     __slots__ = ("cls", "fields")
 
@@ -118,6 +119,10 @@ class _Draft:
     @property
     def subagent_run_id(self) -> str | None:
         return self.fields.get("subagent_run_id")
+
+    @property
+    def content(self) -> Any:
+        return self.fields.get("content")
 
     def build(self, update: dict[str, Any]) -> BaseModel:
         return self.cls(**{**self.fields, **update})
@@ -575,7 +580,8 @@ class RunReducer:
             kwargs["metadata"] = dict(event.metadata)
         if event.subagent_run_id is not None:
             kwargs["subagent_run_id"] = event.subagent_run_id
-        self._messages[mid] = ToolMessage(**kwargs)
+        self._messages[mid] = _Draft(ToolMessage, kwargs)
+        self._drafts.add(mid)
         self.touched[mid] = None
         info = self.tool_calls.get(tcid)
         if info is not None:
