@@ -131,10 +131,11 @@ class RemoveOperation(PatchOperation, tag="remove"):
 PLAIN_PATCH = list[Union[AddOperation, ReplaceOperation, RemoveOperation]]  # noqa: UP007
 
 
-def plain_pointers(operations: list[PatchOperation]) -> bool:
-    """True when every path is a pointer the patch code reads as it is: empty, or "/"-led
-    without "~" escapes (any other, valid or not, goes to the parser, which judges pointers)."""
-    for operation in operations:
+def plain_pointers(event: Any) -> bool:
+    """True when every path of a plain STATE_DELTA is a pointer the patch code reads as it is:
+    empty, or "/"-led without "~" escapes (any other, valid or not, goes to the parser, which
+    judges pointers)."""
+    for operation in event.delta:
         path = operation.path
         if path and (path[0] != "/" or "~" in path):
             return False
@@ -240,7 +241,7 @@ def plains(models: dict[str, type[BaseModel]]) -> dict[str, Plain]:
 # Per type: fields read narrower than the model's (when it takes any list), and the check of
 # what the narrower type leaves open.
 _NARROWED: dict[str, tuple[dict[str, Any], Callable[[Any], bool]]] = {
-    "STATE_DELTA": ({"delta": PLAIN_PATCH}, lambda event: plain_pointers(event.delta)),
+    "STATE_DELTA": ({"delta": PLAIN_PATCH}, plain_pointers),
 }
 
 
