@@ -335,6 +335,7 @@ class RunReducer:
         for mid in ids:
             text = self._closed.pop(mid, None)
             closed = self._unattached.pop(mid, None)
+            self._drafts.discard(mid)  # built below, or replaced by a model already
             message = self._messages.get(mid)
             if message is None:
                 continue
@@ -349,7 +350,6 @@ class RunReducer:
                     calls.append(call)
                 update["tool_calls"] = calls
             if type(message) is _Draft:
-                self._drafts.discard(mid)
                 self._messages[mid] = message.build(update)
             elif update:
                 self._messages[mid] = message.model_copy(update=update)

@@ -321,3 +321,29 @@ def test_activity_snapshot_and_delta() -> None:
     )
     assert r.messages["act"].content == {"steps": ["a"]}
     assert len(warnings) == 1 and "ACTIVITY_DELTA not applied" in warnings[0]
+
+
+def test_a_message_the_run_opens_reads_the_same_before_and_after_it_is_built() -> None:
+    # A message a run opens is built when first read; what the handlers ask of it before
+    # then (is it an assistant's? whose is it?) and a change to it (metadata, an activity
+    # taking its id) give what a built one gives.
+    r, warnings = reduce(
+        text_start("m"),
+        ev("TEXT_MESSAGE_CONTENT", messageId="m", delta="a", metadata={"k": 1}),
+        text_end("m"),
+        tool_start("c", "f"),  # no parent: the run's last assistant message, still a draft
+        tool_args("c", "{}"),
+        tool_end("c"),
+        tool_result("r", "c", "ok"),
+        ev("TEXT_MESSAGE_START", messageId="u", role="user"),
+        text_end("u"),
+        ev("ACTIVITY_SNAPSHOT", messageId="u", activityType="checklist", content={"a": 1}),
+    )
+    assert warnings == []
+    assert r.text_of("r") == "ok"  # a tool message's content, before it is built
+    messages = r.messages
+    assert messages["m"].content == "a" and messages["m"].metadata == {"k": 1}
+    assert [call.id for call in messages["m"].tool_calls] == ["c"]
+    assert messages["r"] == ToolMessage(id="r", content="ok", tool_call_id="c")
+    assert type(messages["u"]).__name__ == "ActivityMessage"
+    assert r.messages is messages and list(messages) == ["m", "r", "u"]
