@@ -121,7 +121,9 @@ class PatchedDocument:
                 if last not in parent:
                     raise _Unsupported  # jsonpatch raises the proper error
                 self._remove(parent, last)
-            elif last in parent:  # _set, inline: a run replaces values more than anything
+            elif last in parent:
+                # _set's existing-key branch, inline (the two change together): a run replaces
+                # values more than anything, and the call was 2% of a realistic run's work.
                 old = parent[last]
                 if id(parent) not in self._fresh:
                     self._undo.append(("set", parent, last, old))
