@@ -121,18 +121,10 @@ class PatchedDocument:
                 if last not in parent:
                     raise _Unsupported  # jsonpatch raises the proper error
                 self._remove(parent, last)
-            elif last in parent:
-                # _set's existing-key branch, inline (the two change together): a run replaces
-                # values more than anything, and the call was 2% of a realistic run's work.
-                old = parent[last]
-                if id(parent) not in self._fresh:
-                    self._undo.append(("set", parent, last, old))
-                if id(old) in self._owned:
-                    self._dropped = True
-                    self._parents.clear()  # a path through it now leads elsewhere
-                parent[last] = value
+            elif last in parent:  # add over a member replaces it (RFC 6902 4.1)
+                self._replace(parent, last, value)
             elif op == "add":
-                self._set(parent, last, value)
+                self._add_member(parent, last, value)
             else:
                 raise _Unsupported  # replace of a member that is not there: jsonpatch's error
             return root
@@ -144,7 +136,7 @@ class PatchedDocument:
             if op == "add":
                 self._insert(parent, index, value)
             elif op == "replace":
-                self._set(parent, index, value)
+                self._replace(parent, index, value)
             else:
                 self._remove(parent, index)
             return root
@@ -167,7 +159,7 @@ class PatchedDocument:
             current = parent[key]
             if id(current) not in owned:
                 child = self._own(current)
-                self._set(parent, key, child)
+                self._replace(parent, key, child)
                 current = child
             parent = current
         self._parents[path] = (parent, last)
@@ -187,17 +179,21 @@ class PatchedDocument:
 
     # -- changes, each with its undo when the prior document can see the container -----------
 
-    def _set(self, container: Any, key: Any, value: Any) -> None:
-        if isinstance(container, dict) and key not in container:
-            if id(container) not in self._fresh:
-                self._undo.append(("del", container, key))
-        else:
-            old = container[key]
-            if id(container) not in self._fresh:
-                self._undo.append(("set", container, key, old))
-            if id(old) in self._owned:
-                self._dropped = True
-                self._parents.clear()  # a path through it now leads elsewhere
+    def _replace(self, container: Any, key: Any, value: Any) -> None:
+        """``container[key] = value`` where ``key`` is there already (a dict's member, or a
+        list's index)."""
+        old = container[key]
+        if id(container) not in self._fresh:
+            self._undo.append(("set", container, key, old))
+        if id(old) in self._owned:
+            self._dropped = True
+            self._parents.clear()  # a path through it now leads elsewhere
+        container[key] = value
+
+    def _add_member(self, container: dict[str, Any], key: str, value: Any) -> None:
+        """``container[key] = value`` where the dict has no ``key`` yet."""
+        if id(container) not in self._fresh:
+            self._undo.append(("del", container, key))
         container[key] = value
 
     def _insert(self, container: list[Any], index: int, value: Any) -> None:
