@@ -722,19 +722,13 @@ class EventParser:
             self._note_owner(event, etype)
         return etype, event
 
-    def parse_delta(self, data: str, prefix: str) -> str | None:
-        """The delta of ``data`` when it is exactly ``prefix`` (from :func:`.plain.delta_prefix`),
-        a JSON string and ``}``: the plain event ``{"type", id, "delta"}`` that prefix names,
-        read without decoding the rest (a run of deltas repeats everything but the delta).
-        None leaves ``data`` to :meth:`parse_plain`."""
-        deltas: list[str] = []
-        return deltas[0] if self.parse_deltas([data], 0, prefix, deltas) else None
-
     def parse_deltas(self, texts: list[str], start: int, prefix: str, out: list[str]) -> int:
-        """:meth:`parse_delta` for ``texts[start:]`` in turn, each delta appended to ``out``,
-        up to the first text it leaves (to :meth:`parse_plain`); returns that text's index
-        (``len(texts)`` when it took them all). One call for a run of deltas: the run's
-        events cost their decoding, not a call each."""
+        """The deltas of ``texts[start:]``, appended to ``out`` in turn, while each text is
+        exactly ``prefix`` (from :func:`.plain.delta_prefix`), a JSON string and ``}``: the
+        plain event ``{"type", id, "delta"}`` that prefix names, read without decoding the rest
+        (a run of deltas repeats everything but the delta). Returns the index of the first text
+        it leaves to :meth:`parse_plain` (``len(texts)`` when it took them all). One call for a
+        run of deltas: the run's events cost their decoding, not a call each."""
         if self._lanes:
             return start
         cut = len(prefix) - 1  # the delta's opening quote
@@ -1076,7 +1070,7 @@ _PLAIN = _plain.plains(MODELS)
 
 
 def event_from_text(data: str) -> BaseModel:
-    """The event model of a text :meth:`EventParser.parse_plain` (or ``parse_delta``) took."""
+    """The event model of a text :meth:`EventParser.parse_plain` (or ``parse_deltas``) took."""
     fields = _plain.json_value(data)  # json.loads for what pydantic-core's parser refuses
     return MODELS[fields["type"]].model_validate(fields)
 

@@ -231,8 +231,7 @@ def plains(models: dict[str, type[BaseModel]]) -> dict[str, Plain]:
     """How to read each type of ``PLAIN_TYPES`` that has a plain form with these models."""
     found = {}
     for etype in PLAIN_TYPES:
-        narrowed = _NARROWED.get(etype)
-        way = plain(etype, models[etype], *narrowed) if narrowed else plain(etype, models[etype])
+        way = plain(etype, models[etype], *_NARROWED.get(etype, ()))
         if way is not None:
             found[etype] = way
     return found

@@ -161,11 +161,11 @@ def test_a_delta_read_by_its_prefix_is_what_the_parser_gives(
     wire = "toolCallId" if etype == "TOOL_CALL_ARGS" else "messageId"
     data = plain.delta_prefix(etype, wire, ident) + rest
     parser = EventParser(lambda _: None)
-    delta = parser.parse_delta(data, plain.delta_prefix(etype, wire, ident))
-    if delta is None:
-        assert parser.index == 0
+    deltas: list[str] = []
+    if parser.parse_deltas([data], 0, plain.delta_prefix(etype, wire, ident), deltas) == 0:
+        assert parser.index == 0 and deltas == []
         return
-    assert parser.index == 1
+    assert parser.index == 1 and len(deltas) == 1
     ok, events, dumped, warnings, index = _own_path(data)
     assert ok == "ok" and warnings == [] and index == 1
     built = event_from_text(data)
