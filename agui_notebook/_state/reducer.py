@@ -28,7 +28,6 @@ from typing import Any
 
 import jsonpatch
 import jsonpointer
-from ag_ui.core import FunctionCall
 from pydantic import BaseModel
 
 from .._frameworks import registry
@@ -125,7 +124,11 @@ class _Draft:
         return self.fields.get("content")
 
     def build(self, update: dict[str, Any]) -> BaseModel:
-        return self.cls(**{**self.fields, **update})
+        # The model's validator, as ``cls(**fields)`` calls it, without that call's Python frame.
+        built: BaseModel = self.cls.__pydantic_validator__.validate_python(
+            {**self.fields, **update}
+        )
+        return built
 
 
 def _is_assistant(message: Any) -> bool:
@@ -785,16 +788,20 @@ class RunReducer:
         self.subagents[sid] = replace(info, status=status, error=error)
 
 
+_TOOL_CALL = ToolCall.__pydantic_validator__.validate_python
+
+
 def _tool_call(info: ToolCallInfo) -> ToolCall:
     """The tool call an assistant message carries, as ``info`` stands."""
     call: dict[str, Any] = {
         "id": info.id,
-        "function": FunctionCall(name=info.name, arguments=info.arguments_text),
+        "function": {"name": info.name, "arguments": info.arguments_text},
     }
     for attr in ("metadata", "encrypted_value", "encrypted_value_type"):
         if getattr(info, attr) is not None:
             call[attr] = getattr(info, attr)
-    return ToolCall(**call)
+    built: ToolCall = _TOOL_CALL(call)  # its FunctionCall validated inside, not built apart
+    return built
 
 
 def _retyped(model: Any, cls: type[BaseModel]) -> Any:
