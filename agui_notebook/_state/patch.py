@@ -21,6 +21,8 @@ from typing import Any
 import jsonpatch
 import msgspec
 
+from .._protocol.plain import ReplaceOperation
+
 __all__ = ["PatchedDocument", "apply_patch"]
 
 
@@ -87,7 +89,17 @@ class PatchedDocument:
             self._dropped = False
             try:
                 root = self._value
+                parents = self._parents
                 for operation in patch:
+                    # The run's common case first: a decoded replace on a path walked before,
+                    # to a member of a dict (what _apply_one concludes, without its questions).
+                    if type(operation) is ReplaceOperation:
+                        known = parents.get(operation.path)
+                        if known is not None:
+                            parent, last = known
+                            if type(parent) is dict and last in parent:
+                                self._replace(parent, last, operation.value)
+                                continue
                     root = self._apply_one(root, operation)
                 self._value = root
                 if self._dropped:

@@ -257,3 +257,19 @@ def test_a_failing_patch_is_undone_in_the_runs_own_copies() -> None:
         raise AssertionError("the patch should have failed")
     assert document.peek() == before
     assert list(document.peek()["a"]) == ["x"]  # key order too
+
+
+def test_a_replace_on_a_known_path_whose_member_was_removed_is_an_error() -> None:
+    # A path walked before stays known after a remove of its member (the dict it ends in is
+    # still there): a replace of it is still jsonpatch's error, not an add.
+    document = PatchedDocument({"a": {"x": 1, "y": 2}})
+    document.apply(_as_objects([{"op": "replace", "path": "/a/x", "value": 2}]))
+    document.apply(_as_objects([{"op": "remove", "path": "/a/x"}]))
+    replace = _as_objects([{"op": "replace", "path": "/a/x", "value": 3}])
+    assert _step(document, replace) == ("error", None)
+    assert document.peek() == {"a": {"y": 2}}
+    both = _as_objects(
+        [{"op": "add", "path": "/a/x", "value": 4}, {"op": "remove", "path": "/a/x"}, *replace]
+    )
+    assert _step(document, both) == ("error", None)
+    assert document.peek() == {"a": {"y": 2}}
