@@ -658,6 +658,11 @@ class EventParser:
         self._owners: dict[str, str] = {}
 
     @property
+    def in_chunk(self) -> bool:
+        """True while a chunk stream is open (the next event may close it)."""
+        return bool(self._lanes)
+
+    @property
     def index(self) -> int:
         """How many SSE messages have been parsed."""
         return self._index
@@ -721,6 +726,31 @@ class EventParser:
         if etype in _OPENERS:
             self._note_owner(event, etype)
         return etype, event
+
+    def parse_plains(self, texts: list[str]) -> list[Any] | None:
+        """The events of ``texts`` when every one is of a plain type, decoded in one call as a
+        JSON array (a realistic stream: ~5% fewer instructions than a call per
+        text), each what :meth:`parse_plain` reads for it, or None in its place where the
+        type's check leaves it to :meth:`parse`. None when one is not plain: then each text
+        goes its own way. Counts nothing (the taker says what it took: :meth:`count_plain`);
+        each event's type is its Struct's ``etype``."""
+        if self._lanes:
+            return None
+        try:
+            events = _BATCH(_json_array(texts))
+        except _plain.DECODE_ERRORS:
+            return None
+        for i in [i for i, event in enumerate(events) if type(event) in _CHECKS]:
+            if not _CHECKS[type(events[i])](events[i]):
+                events[i] = None
+        return events
+
+    def count_plain(self, etype: str, event: Any, count: int = 1) -> None:
+        """``count`` plain events of type ``etype``, from :meth:`parse_plains`, taken in order
+        (``event``, the first, may open a message or tool call)."""
+        self._index += count
+        if etype in _OPENERS:
+            self._note_owner(event, etype)
 
     def parse_deltas(self, texts: list[str], start: int, prefix: str, out: list[str]) -> int:
         """The deltas of ``texts[start:]``, appended to ``out`` in turn, while each text is
@@ -1065,8 +1095,19 @@ def _patch_clean(ops: Any) -> bool:
 
 _TYPE_OF: dict[type[BaseModel], str] = {cls: name for name, cls in MODELS.items()}
 
-# How to read each frequent type plain with the installed models.
+# How to read each frequent type plain with the installed models: one at a time, a batch of
+# them in one decode, and the further checks of those that have one (by Struct).
 _PLAIN = _plain.plains(MODELS)
+_BATCH = _plain.batch_decoder(_PLAIN)
+_CHECKS = {way.struct: way.check for way in _PLAIN.values() if way.check is not None}
+
+
+def _json_array(texts: list[str]) -> str:
+    """``"[" + ",".join(texts) + "]"``, copied once: the brackets go on the end texts, not
+    around the joined whole (a batch is tens of KB)."""
+    if len(texts) < 2:
+        return "[" + "".join(texts) + "]"
+    return ",".join(["[" + texts[0], *texts[1:-1], texts[-1] + "]"])
 
 
 def event_from_text(data: str) -> BaseModel:

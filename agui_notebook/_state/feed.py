@@ -5,10 +5,11 @@ The run loop (``_thread``) reads batches of event texts from the transport and h
 - :meth:`RunFeed.event` takes one parsed event (a model): verified, reduced, counted, kept. A
   run whose events someone iterates goes this way, event by event.
 - :meth:`RunFeed.texts` takes a batch of texts when nobody iterates (``Thread.run``): the
-  frequent events stay plain (``_protocol.plain``: their decoded JSON, no model), and a run of
-  deltas to one message or tool call, with nothing else in between, is verified once and
-  appended in one go: the same verdicts, at the same event indexes, and the same reducer state
-  as event by event, since nothing in such a run changes what the next one is checked against.
+  frequent events stay plain (``_protocol.plain``: their decoded JSON, no model; a batch of
+  only those is decoded in one call), and a run of deltas to one message or tool call, with
+  nothing else in between, is verified once and appended in one go: the same verdicts, at the
+  same event indexes, and the same reducer state as event by event, since nothing in such a
+  run changes what the next one is checked against.
   ``tests/state/test_feed.py`` holds both ways to each other.
 """
 
@@ -113,12 +114,17 @@ class RunFeed:
         """Every text of a batch, in order, with nobody iterating the events; ``parse`` reads
         what is not plain (the parser's own path, perhaps behind a credential guard)."""
         parser = self._parser
+        texts = texts if type(texts) is list else list(texts)
+        if len(texts) > 1:
+            events = parser.parse_plains(texts)
+            if events is not None:
+                self._plains(texts, events, parse)
+                return
         parse_plain, parse_deltas = parser.parse_plain, parser.parse_deltas
         check, apply = self._verifier.check, self._reducer.apply
         run: _Run | None = None  # consecutive deltas to one thing, not yet verified or applied
         states: list[Any] = []  # consecutive STATE_DELTAs, not yet verified or applied
         states_at = 0  # the first one's index
-        texts = texts if type(texts) is list else list(texts)
         at, count = 0, len(texts)
         while at < count:
             data = texts[at]
@@ -166,6 +172,66 @@ class RunFeed:
             self._run(run)
         if states:
             self._states(states, states_at)
+
+    def _plains(
+        self, texts: list[str], events: list[Any], parse: Callable[[str], list[BaseModel]]
+    ) -> None:
+        """A batch :meth:`EventParser.parse_plains` read (``events[i]``: ``texts[i]``'s, None
+        where the parser must read it): taken as :meth:`texts` takes each plain event, a run
+        of deltas and consecutive STATE_DELTAs together, the parser told what it took."""
+        parser = self._parser
+        check, apply = self._verifier.check, self._reducer.apply
+        at, count = 0, len(texts)
+        while at < count:
+            event = events[at]
+            if event is None:  # a check refused it: the parser reads it, and words any error
+                for model in parse(texts[at]):
+                    self.event(type_of(model), model)
+                at += 1
+                if parser.in_chunk:  # what follows may close a chunk stream: event by event
+                    self.texts(texts[at:], parse)
+                    return
+                continue
+            etype = event.etype
+            start = at
+            at += 1
+            runs = _RUNS.get(etype)
+            if runs is not None and not event.metadata:
+                attr = runs[0]
+                ident, tag = getattr(event, attr), event.subagent_run_id
+                deltas = [event.delta]
+                while at < count:
+                    other = events[at]
+                    if (
+                        other is None
+                        or other.etype != etype
+                        or getattr(other, attr) != ident
+                        or other.subagent_run_id != tag
+                        or other.metadata
+                    ):
+                        break
+                    deltas.append(other.delta)
+                    at += 1
+                parser.count_plain(etype, event, at - start)
+                self._verifier.check(etype, event, parser.index - (at - start) + 1)
+                self._reducer.extend(etype, ident, deltas)
+                self._taken(etype, texts[start:at])
+                continue
+            if etype == "STATE_DELTA":
+                states = [(event, texts[start])]
+                while at < count:
+                    other = events[at]
+                    if other is None or other.etype != "STATE_DELTA":
+                        break
+                    states.append((other, texts[at]))
+                    at += 1
+                parser.count_plain(etype, event, at - start)
+                self._states(states, parser.index - (at - start) + 1)
+                continue
+            parser.count_plain(etype, event)
+            if check(etype, event, parser.index):
+                apply(etype, event)
+                self._taken(etype, [texts[start]])
 
     def _run(self, run: _Run) -> None:
         """Deltas to one message or tool call, the first at event ``run.index``: checked as

@@ -172,6 +172,46 @@ def test_a_delta_read_by_its_prefix_is_what_the_parser_gives(
     assert built == events[0] and _as_set(built) == dumped[0]
 
 
+@MANY
+@given(st.lists(plain_data() | event_data(), min_size=1, max_size=6))
+@example(
+    [
+        '{"type":"STATE_DELTA","delta":[{"op":"add","path":"a","value":1}]}',
+        '{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}',
+    ]
+)
+@example(['{"messageId":"m","type":"TEXT_MESSAGE_END"}', '{"type":"RUN_STARTED"}'])
+def test_a_batch_read_plain_is_each_text_read_alone(texts: list[str]) -> None:
+    """parse_plains: one decode for the batch, each event what the parser gives for its text
+    (None where a check leaves it to the parser), or None when a text is not plain."""
+    parser = EventParser(lambda _: None)
+    events = parser.parse_plains(texts)
+    assert parser.index == 0  # counted as the feed takes them (count_plain)
+    alone = [EventParser(lambda _: None).parse_plain(data) for data in texts]
+    if events is None:
+        assert None in alone
+        return
+    assert len(events) == len(texts)
+    for data, event, found in zip(texts, events, alone, strict=True):
+        if event is None:
+            assert found is None  # refused by the type's check, as alone
+            continue
+        ok, models, _, warnings, _ = _own_path(data)
+        assert ok == "ok" and warnings == [] and len(models) == 1, data
+        assert event.etype == models[0].type
+        for name in type(models[0]).model_fields:
+            if name != "type":
+                assert msgspec.to_builtins(getattr(event, name)) == getattr(models[0], name)
+
+
+def test_a_batch_is_not_read_plain_while_a_chunk_stream_is_open() -> None:
+    text = '{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}'
+    parser = EventParser(lambda _: None)
+    assert parser.parse_plains([text, text]) is not None
+    parser.parse('{"type":"TEXT_MESSAGE_CHUNK","messageId":"k","delta":"a"}')
+    assert parser.in_chunk and parser.parse_plains([text, text]) is None
+
+
 _JSON_LEAF = (
     st.none()
     | st.booleans()

@@ -81,33 +81,40 @@ DELTAS = st.sampled_from(["a", "b c", "é", '"q"', "\\", "\n", "😀", "\ud800"]
 
 
 @st.composite
-def _extras(draw: st.DrawFn) -> dict[str, Any]:
+def _extras(draw: st.DrawFn, rare: bool = False) -> dict[str, Any]:
+    """Optional members; ``rare``: the odd timestamp or raw event (some not plain) less often."""
     extra: dict[str, Any] = {}
     tag = draw(TAGS)
     if tag is not None:
         extra["subagentRunId"] = tag
     if draw(st.integers(0, 5)) == 0:
         extra["metadata"] = draw(st.sampled_from([{"k": 1}, {}, {"k": None}]))
-    if draw(st.integers(0, 7)) == 0:
+    if draw(st.integers(0, 29 if rare else 7)) == 0:
         extra["timestamp"] = draw(st.sampled_from([1, 2**60, -1, 1.0, True, "1"]))
-    if draw(st.integers(0, 9)) == 0:
+    if draw(st.integers(0, 29 if rare else 9)) == 0:
         extra["rawEvent"] = draw(st.sampled_from([{"x": 1}, None, 0]))
     return extra
 
 
+# Kinds of event whose type has a plain form: a batch of only these is read in one decode.
+PLAIN_KINDS = (
+    ["content"] * 8
+    + ["args"] * 4
+    + ["reasoning"] * 2
+    + ["start", "end", "tool_start", "tool_end", "delta", "delta", "result"]
+    + ["reasoning_start", "reasoning_end"]
+)
+
+
 @st.composite
-def _event(draw: st.DrawFn) -> dict[str, Any]:
+def _event(draw: st.DrawFn, plain_only: bool = False) -> dict[str, Any]:
     kind = draw(
         st.sampled_from(
-            ["content"] * 8
-            + ["args"] * 4
-            + ["reasoning"] * 2
-            + ["start", "end", "tool_start", "tool_end", "delta", "delta", "chunk", "run"]
-            + ["reasoning_start", "reasoning_end", "custom", "encrypted", "result"]
+            PLAIN_KINDS if plain_only else [*PLAIN_KINDS, "chunk", "run", "custom", "encrypted"]
         )
     )
     mid = draw(MESSAGES)
-    extra = draw(_extras())
+    extra = draw(_extras(plain_only))
     if kind == "content":
         return {"type": "TEXT_MESSAGE_CONTENT", "messageId": mid, "delta": draw(DELTAS), **extra}
     if kind == "args":
@@ -170,9 +177,9 @@ def _event(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
-def _text(draw: st.DrawFn) -> str:
-    event = draw(_event())
-    roll = draw(st.integers(0, 19))
+def _text(draw: st.DrawFn, plain_only: bool = False) -> str:
+    event = draw(_event(plain_only))
+    roll = draw(st.integers(0, 59 if plain_only else 19))  # plain: more batches with no flaw
     if roll == 0:
         event["unknownThing"] = 1
     elif roll == 1:
@@ -196,8 +203,12 @@ def _stream(draw: st.DrawFn) -> list[list[str]]:
         '{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}',
         '{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f"}',
     ][: draw(st.integers(0, 4))]
-    texts += draw(st.lists(_text(), max_size=30))
-    cuts = sorted(draw(st.sets(st.integers(0, len(texts)), max_size=4)))
+    # Half the streams hold only events of plain types after the preamble (a batch of its
+    # own): their batches are read in one decode.
+    preamble, plain_only = len(texts), draw(st.booleans())
+    texts += draw(st.lists(_text(plain_only), max_size=30))
+    cuts = draw(st.sets(st.integers(0, len(texts)), max_size=4))
+    cuts = sorted(cuts | {preamble} if plain_only else cuts)
     return [texts[i:j] for i, j in zip([0, *cuts], [*cuts, len(texts)], strict=True)]
 
 
@@ -235,6 +246,36 @@ def _stream(draw: st.DrawFn) -> list[list[str]]:
             '{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/missing/x","value":1}]}',
             '{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/n","value":2}]}',
         ]
+    ],
+    None,
+)
+@example(  # a batch read in one decode: metadata ends a run of deltas (it merges)
+    [
+        [
+            '{"type":"RUN_STARTED","threadId":"t","runId":"r"}',
+            '{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}',
+        ],
+        [
+            '{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a"}',
+            '{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"b","metadata":{"k":1}}',
+            '{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"c"}',
+        ],
+    ],
+    None,
+)
+@example(  # a batch read in one decode but for a pointer the parser judges, mid-batch
+    [
+        [
+            '{"type":"RUN_STARTED","threadId":"t","runId":"r"}',
+            '{"type":"STATE_SNAPSHOT","snapshot":{"list":[],"n":0}}',
+        ],
+        [
+            '{"type":"STATE_DELTA","delta":[{"op":"add","path":"/list/-","value":1}]}',
+            '{"type":"STATE_DELTA","delta":[{"op":"add","path":"n","value":1}]}',
+            '{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/n","value":2}]}',
+            '{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f"}',
+            '{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{}"}',
+        ],
     ],
     None,
 )
