@@ -9,8 +9,8 @@ not: here each contender runs once untimed (imports, caches), then once with cal
 counting, from the run's start to its end (``callgrind_control -i on/off`` around it). The
 counts are deterministic to within a fraction of a percent; they are not time (a cache miss
 costs more than an instruction), so this is a companion to throughput.py, not its target.
-Needs valgrind (Debian's ``valgrind`` package); about 1.5 min for (c) at 10,000 events, as
-valgrind runs a program ~50x slower.
+Needs valgrind (Debian's ``valgrind`` package); under a minute for (z), (b) and (c) at 10,000
+events (valgrind runs a program ~50x slower).
 """
 
 from __future__ import annotations
