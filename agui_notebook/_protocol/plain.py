@@ -99,10 +99,10 @@ class Plain:
 
     #: Decodes a text into the type's Struct (its attributes: the model's), or raises.
     decode: Callable[[str], Any]
+    #: The Struct it decodes into (its class attribute ``etype``: the event type).
+    struct: type
     #: A further check of the decoded event (a STATE_DELTA's pointers), if any.
     check: Callable[[Any], bool] | None = None
-    #: The Struct it decodes into (its class attribute ``etype``: the event type).
-    struct: type | None = None
 
 
 class PatchOperation(msgspec.Struct, tag_field="op", forbid_unknown_fields=True, gc=False):
@@ -227,7 +227,7 @@ def plain(
         gc=False,  # decoded from JSON: in no reference cycle, so nothing for the collector
         namespace={"etype": etype},
     )
-    return Plain(msgspec.json.Decoder(struct).decode, check if narrowed_any else None, struct)
+    return Plain(msgspec.json.Decoder(struct).decode, struct, check if narrowed_any else None)
 
 
 def plains(models: dict[str, type[BaseModel]]) -> dict[str, Plain]:

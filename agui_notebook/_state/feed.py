@@ -212,10 +212,9 @@ class RunFeed:
                         break
                     deltas.append(other.delta)
                     at += 1
+                first_index = parser.index + 1
                 parser.count_plain(etype, event, at - start)
-                self._verifier.check(etype, event, parser.index - (at - start) + 1)
-                self._reducer.extend(etype, ident, deltas)
-                self._taken(etype, texts[start:at])
+                self._deltas(etype, event, first_index, ident, deltas, texts[start:at])
                 continue
             if etype == "STATE_DELTA":
                 states = [(event, texts[start])]
@@ -225,8 +224,9 @@ class RunFeed:
                         break
                     states.append((other, texts[at]))
                     at += 1
+                first_index = parser.index + 1
                 parser.count_plain(etype, event, at - start)
-                self._states(states, parser.index - (at - start) + 1)
+                self._states(states, first_index)
                 continue
             parser.count_plain(etype, event)
             if check(etype, event, parser.index):
@@ -234,11 +234,17 @@ class RunFeed:
                 self._taken(etype, [texts[start]])
 
     def _run(self, run: _Run) -> None:
-        """Deltas to one message or tool call, the first at event ``run.index``: checked as
-        the first one is (the rest are checked against the same state), applied together."""
-        self._verifier.check(run.etype, run.first, run.index)  # raises, or passes them all
-        self._reducer.extend(run.etype, run.ident, run.deltas)
-        self._taken(run.etype, run.texts)
+        self._deltas(run.etype, run.first, run.index, run.ident, run.deltas, run.texts)
+
+    def _deltas(
+        self, etype: str, first: Any, index: int, ident: str, deltas: list[str], texts: list[str]
+    ) -> None:
+        """Deltas to one message or tool call ``ident`` (their texts ``texts``), the first
+        (``first``) at event ``index``: checked as the first one is (the rest are checked
+        against the same state), applied together."""
+        self._verifier.check(etype, first, index)  # raises, or passes them all
+        self._reducer.extend(etype, ident, deltas)
+        self._taken(etype, texts)
 
     def _states(self, states: list[tuple[Any, str]], index: int) -> None:
         """Consecutive STATE_DELTAs, the first at event ``index``: checked as the first one is

@@ -11,6 +11,7 @@ from typing import Any
 
 import hypothesis.strategies as st
 import msgspec
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 
 from agui_notebook import ProtocolError
@@ -279,3 +280,10 @@ def test_json_value_is_json_loads(text: str) -> None:
 
     assert outcome(plain.json_value) == outcome(json.loads)
     assert outcome(plain.check_json)[0] == outcome(json.loads)[0]  # judged as json.loads would
+
+
+def test_with_no_plain_type_no_batch_is_plain() -> None:
+    # Models with no plain form at all (every one transformed, say): no union to decode into.
+    read = plain.batch_decoder({})
+    with pytest.raises(plain.DECODE_ERRORS):
+        read('[{"type":"TEXT_MESSAGE_END","messageId":"m"}]')
