@@ -142,10 +142,10 @@ const DRAW = {
   Row: container("agui-a2-row"),
   Column: container("agui-a2-column"),
   List: container("agui-a2-list"),
-  Card(run, c, scope, child) {
+  Card(_run, c, _scope, child) {
     return h("div", { cls: "agui-a2-card" }, [child(c.child)]);
   },
-  Divider(run, c) {
+  Divider(_run, c) {
     return h("hr", { cls: c.axis === "vertical" ? "agui-a2-divider agui-a2-vertical" : "agui-a2-divider" });
   },
   Text(run, c, scope) {
@@ -197,7 +197,9 @@ const DRAW = {
     const ui = run.ctx.ui.tabs;
     const select = (/** @type {number} */ i) => {
       ui.set(c.id, i);
-      [...bar.children].forEach((b, j) => b.setAttribute("aria-selected", String(j === i)));
+      [...bar.children].forEach((b, j) => {
+        b.setAttribute("aria-selected", String(j === i));
+      });
       panel.replaceChildren(tabs[i] ? child(tabs[i].child) : "");
     };
     tabs.forEach((t, i) => {
@@ -279,7 +281,11 @@ const DRAW = {
       group.append(row);
       return { input, row, value: textOf(o.value), text };
     });
-    run.updaters.push(() => rows.forEach((r, i) => setText(r.text, textOf(resolve(options[i].label, scope)))));
+    run.updaters.push(() => {
+      rows.forEach((r, i) => {
+        setText(r.text, textOf(resolve(options[i].label, scope)));
+      });
+    });
     filter?.addEventListener("input", () => {
       const q = filter.value.toLowerCase();
       for (const r of rows) r.row.hidden = q !== "" && !(r.text.textContent ?? "").toLowerCase().includes(q);

@@ -68,7 +68,9 @@ export function buildField(schemaIn, initial, where) {
     if (start !== undefined && !inEnum) {
       select.append(h("option", { text: `(current: ${asText(start)}, not an allowed value)`, attrs: { value: "current" } }));
     }
-    options.forEach((o, i) => select.append(h("option", { text: asText(o), attrs: { value: String(i) } })));
+    options.forEach((o, i) => {
+      select.append(h("option", { text: asText(o), attrs: { value: String(i) } }));
+    });
     select.value = start === undefined ? "" : inEnum ? String(options.findIndex((o) => deepEqual(o, start))) : "current";
     wrap.append(labelEl, descEl ?? "", select);
     read = () => {

@@ -108,7 +108,9 @@ export function renderPart(part, index) {
  */
 export function renderParts(parts) {
   const box = h("div", { cls: "agui-parts" });
-  parts.forEach((part, i) => box.append(renderPart(part, i)));
+  parts.forEach((part, i) => {
+    box.append(renderPart(part, i));
+  });
   if (parts.length === 0) box.append(h("span", { cls: "agui-hint", text: "(an empty list of parts)" }));
   return box;
 }

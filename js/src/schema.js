@@ -147,6 +147,10 @@ export function validate(value, schema, path, out, depth = 0) {
       out.push({ path, message: `${where} must have at least ${schema.minItems} items` });
     if (typeof schema.maxItems === "number" && value.length > schema.maxItems)
       out.push({ path, message: `${where} must have at most ${schema.maxItems} items` });
-    if (isObj(schema.items)) value.forEach((v, i) => validate(v, schema.items, `${path}[${i}]`, out, depth + 1));
+    if (isObj(schema.items)) {
+      value.forEach((v, i) => {
+        validate(v, schema.items, `${path}[${i}]`, out, depth + 1);
+      });
+    }
   }
 }

@@ -58,8 +58,7 @@ export function longText(text, state, path, cls) {
   const hiddenChars = text.length - cut;
   let hiddenLines = 0;
   for (let i = cut; i < text.length; i++) if (text.charCodeAt(i) === 10) hiddenLines += 1;
-  const hiddenText =
-    `${fmtInt(hiddenChars)} more characters` + (hiddenLines > 0 ? ` (${fmtInt(hiddenLines)} more lines)` : "");
+  const hiddenText = `${fmtInt(hiddenChars)} more characters${hiddenLines > 0 ? ` (${fmtInt(hiddenLines)} more lines)` : ""}`;
   const note = h("span", { cls: "agui-clip-note" });
   const more = button("", null, undefined, "agui-more agui-link");
   wrap.append(note, " ", more);

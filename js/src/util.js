@@ -62,7 +62,7 @@ export function deepEqual(a, b, depth = 0) {
  * @param {string} k
  */
 export function hasOwn(o, k) {
-  return Object.prototype.hasOwnProperty.call(o, k);
+  return Object.hasOwn(o, k);
 }
 
 /**

@@ -32,7 +32,10 @@ const shape = (/** @type {Element} */ box) =>
   );
 
 /** A deterministic pseudo-random sequence, so a failure replays. @param {number} seed */
-const random = (seed) => () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+const random = (seed) => () => {
+  seed = (seed * 1103515245 + 12345) % 2147483648;
+  return seed / 2147483648;
+};
 
 describe("the item list", () => {
   it("puts item i in page floor(i / PAGE_ITEMS), and drops pages it no longer needs", () => {
@@ -57,7 +60,10 @@ describe("the item list", () => {
     const list = createItemList(el, (kind, item) => {
       const entry = createEntry(kind, item);
       const update = entry.update;
-      entry.update = (/** @type {any} */ it) => (updated.push(it.id), update(it));
+      entry.update = (/** @type {any} */ it) => {
+        updated.push(it.id);
+        return update(it);
+      };
       return entry;
     });
     let items = Array.from({ length: 3 * PAGE_ITEMS + 5 }, (_, n) => ({ kind: "assistant", id: `a${n}`, text: `${n}` }));

@@ -239,7 +239,7 @@ describe("items held in pages (child models the pages trait refers to)", () => {
     model.set("pages", ["IPY_MODEL_p1", "IPY_MODEL_p2"]);
     await flush();
     const text = /** @type {HTMLElement} */ (el.querySelector(".agui-assistant .agui-text"));
-    text.firstChild && (/** @type {Text} */ (text.firstChild).data = "marked"); // an update would reset it
+    if (text.firstChild) /** @type {Text} */ (text.firstChild).data = "marked"; // an update would reset it
     models.p2.set("items", [{ kind: "notice", id: "n1", text: "three!" }]);
     expect(el.querySelector(".agui-notice")?.textContent).toBe("three!");
     expect(text.textContent).toBe("marked"); // p1's item is the same object: not redrawn
