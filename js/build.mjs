@@ -9,10 +9,11 @@
 // source maps, a pinned esbuild. It is minified: a notebook saved with widget state (nbclient's
 // default, JupyterLab's "save widget state") carries this file once per chat view, and minified
 // it is about a third smaller. Read js/src/ for the code; the bundle is only shipped.
-import * as esbuild from "esbuild";
+
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);

@@ -10,8 +10,9 @@
  * allow-listed raster type, checked by `inlineImage`, else its description is shown); no style
  * from data (theme colours are ignored, `weight` maps to one of a few classes).
  */
-import { button, h, nextId } from "./dom.js";
+
 import { absolute, boolOf, failedChecks, numberOf, resolve, textOf } from "./a2ui.js";
+import { button, h, nextId } from "./dom.js";
 import { IMAGE_TYPES } from "./image.js";
 import { isObj } from "./util.js";
 
@@ -38,10 +39,35 @@ const INLINE_IMAGE = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/]
 export const MAX_IMAGE_CHARS = 2_000_000;
 
 const ICONS = /** @type {Record<string, string>} */ ({
-  check: "✓", close: "✕", add: "+", delete: "🗑", edit: "✎", mail: "✉", call: "☎", phone: "☎", event: "📅",
-  calendarToday: "📅", error: "⚠", warning: "⚠", info: "ℹ", help: "?", favorite: "♥", search: "🔍",
-  settings: "⚙", home: "⌂", arrowBack: "←", arrowForward: "→", accountCircle: "👤", person: "👤",
-  star: "★", send: "➤", lock: "🔒", payment: "💳", shoppingCart: "🛒", locationOn: "📍", download: "⬇",
+  check: "✓",
+  close: "✕",
+  add: "+",
+  delete: "🗑",
+  edit: "✎",
+  mail: "✉",
+  call: "☎",
+  phone: "☎",
+  event: "📅",
+  calendarToday: "📅",
+  error: "⚠",
+  warning: "⚠",
+  info: "ℹ",
+  help: "?",
+  favorite: "♥",
+  search: "🔍",
+  settings: "⚙",
+  home: "⌂",
+  arrowBack: "←",
+  arrowForward: "→",
+  accountCircle: "👤",
+  person: "👤",
+  star: "★",
+  send: "➤",
+  lock: "🔒",
+  payment: "💳",
+  shoppingCart: "🛒",
+  locationOn: "📍",
+  download: "⬇",
 });
 
 /**
@@ -57,7 +83,10 @@ export function inlineImage(url) {
 /** Markdown shown as plain text: heading marks and emphasis markers dropped, nothing parsed. @param {string} s */
 export function plainMarkdown(s) {
   // Only heading marks, **bold** and `code` markers: underscores stay (identifiers have them).
-  return s.replace(/^#{1,6}\s+/gm, "").replace(/\*\*([^*\n]+)\*\*/g, "$1").replace(/`([^`\n]*)`/g, "$1");
+  return s
+    .replace(/^#{1,6}\s+/gm, "")
+    .replace(/\*\*([^*\n]+)\*\*/g, "$1")
+    .replace(/`([^`\n]*)`/g, "$1");
 }
 
 /**
@@ -85,13 +114,17 @@ export function renderSurface(ctx) {
  */
 function renderComponent(run, id, scope, ancestors, depth) {
   const c = typeof id === "string" ? run.ctx.surface.components.get(id) : undefined;
-  if (typeof id !== "string" || !c) return h("span", { cls: "agui-a2-missing agui-hint", text: `(component ${textOf(id)} not defined yet)` });
-  if (ancestors.has(id) || depth > MAX_DEPTH) return h("span", { cls: "agui-a2-missing agui-hint", text: `(component ${id} refers to itself; not drawn again)` });
+  if (typeof id !== "string" || !c)
+    return h("span", { cls: "agui-a2-missing agui-hint", text: `(component ${textOf(id)} not defined yet)` });
+  if (ancestors.has(id) || depth > MAX_DEPTH)
+    return h("span", { cls: "agui-a2-missing agui-hint", text: `(component ${id} refers to itself; not drawn again)` });
   run.count += 1;
-  if (run.count > MAX_NODES) return h("span", { cls: "agui-hint", text: "(too many components; the rest are not drawn)" });
+  if (run.count > MAX_NODES)
+    return h("span", { cls: "agui-hint", text: "(too many components; the rest are not drawn)" });
   const inner = new Set(ancestors).add(id);
   const firstUpdater = run.updaters.length;
-  const child = (/** @type {unknown} */ cid, /** @type {Scope} */ sc = scope) => renderComponent(run, cid, sc, inner, depth + 1);
+  const child = (/** @type {unknown} */ cid, /** @type {Scope} */ sc = scope) =>
+    renderComponent(run, cid, sc, inner, depth + 1);
   const draw = DRAW[c.component];
   const node = draw ? draw(run, c, scope, child) : unknownComponent(c);
   node.classList.add("agui-a2");
@@ -107,7 +140,10 @@ function renderComponent(run, id, scope, ancestors, depth) {
 
 /** @param {Component} c */
 function unknownComponent(c) {
-  return h("div", { cls: "agui-a2-unknown agui-hint", text: `(component type "${c.component}" is not in the basic catalog; not drawn)` });
+  return h("div", {
+    cls: "agui-a2-unknown agui-hint",
+    text: `(component type "${c.component}" is not in the basic catalog; not drawn)`,
+  });
 }
 
 /** @typedef {(run: Run, c: Component, scope: Scope, child: (id: unknown, scope?: Scope) => HTMLElement) => HTMLElement} Draw */
@@ -131,7 +167,14 @@ const container = (cls) => (run, c, scope, child) => {
       const sig = keys.join("\u0000");
       if (sig === shown) return;
       shown = sig;
-      node.replaceChildren(...keys.map((k) => child(kids.componentId, { data: scope.data, scope: `${base === "/" ? "" : base}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}` })));
+      node.replaceChildren(
+        ...keys.map((k) =>
+          child(kids.componentId, {
+            data: scope.data,
+            scope: `${base === "/" ? "" : base}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`,
+          }),
+        ),
+      );
     });
   }
   return node;
@@ -173,7 +216,12 @@ const DRAW = {
         img.src = safe; // an inline raster image checked by inlineImage(): nothing is fetched
         node.replaceChildren(img);
       } else {
-        node.replaceChildren(h("span", { cls: "agui-a2-media agui-hint", text: `[image${alt ? `: ${alt}` : ""}] not loaded (only inline images are shown)` }));
+        node.replaceChildren(
+          h("span", {
+            cls: "agui-a2-media agui-hint",
+            text: `[image${alt ? `: ${alt}` : ""}] not loaded (only inline images are shown)`,
+          }),
+        );
       }
     });
     return node;
@@ -218,15 +266,26 @@ const DRAW = {
     const trigger = h("div", { cls: "agui-a2-modal-trigger" }, [child(c.trigger)]);
     const key = `${c.id}@${scope.scope}`;
     content.hidden = !run.ctx.ui.open.has(key);
-    trigger.addEventListener("click", () => {
-      if (run.ctx.ui.open.has(key)) run.ctx.ui.open.delete(key);
-      else run.ctx.ui.open.add(key);
-      content.hidden = !run.ctx.ui.open.has(key);
-    }, true);
+    trigger.addEventListener(
+      "click",
+      () => {
+        if (run.ctx.ui.open.has(key)) run.ctx.ui.open.delete(key);
+        else run.ctx.ui.open.add(key);
+        content.hidden = !run.ctx.ui.open.has(key);
+      },
+      true,
+    );
     return h("div", { cls: "agui-a2-modal" }, [trigger, content]);
   },
   Button(run, c, scope, child) {
-    const b = h("button", { cls: `agui-btn agui-a2-button${c.variant === "primary" ? " agui-primary" : c.variant === "borderless" ? " agui-link" : ""}`, attrs: { type: "button" } }, [child(c.child)]);
+    const b = h(
+      "button",
+      {
+        cls: `agui-btn agui-a2-button${c.variant === "primary" ? " agui-primary" : c.variant === "borderless" ? " agui-link" : ""}`,
+        attrs: { type: "button" },
+      },
+      [child(c.child)],
+    );
     const why = h("div", { cls: "agui-a2-checks agui-hint" });
     const action = isObj(c.action) ? c.action : {};
     const event = isObj(action.event) && typeof action.event.name === "string" ? action.event : null;
@@ -242,17 +301,38 @@ const DRAW = {
       if (event) run.ctx.act(c.id, event, scope);
       else if (isObj(action.functionCall) && action.functionCall.call === "openUrl") {
         const url = textOf(resolve(isObj(action.functionCall.args) ? action.functionCall.args.url : "", scope));
-        run.ctx.note(`This button asks to open ${url}. Links from an agent are not opened here; copy it if you trust it.`);
+        run.ctx.note(
+          `This button asks to open ${url}. Links from an agent are not opened here; copy it if you trust it.`,
+        );
       }
     });
     return h("div", { cls: "agui-a2-buttonbox" }, [b, why]);
   },
   TextField(run, c, scope) {
     const variant = typeof c.variant === "string" ? c.variant : "shortText";
-    const input = variant === "longText" ? h("textarea", { cls: "agui-input agui-a2-input", attrs: { rows: "3" } }) : h("input", { cls: "agui-input agui-a2-input", attrs: { type: variant === "obscured" ? "password" : variant === "number" ? "number" : "text" } });
+    const input =
+      variant === "longText"
+        ? h("textarea", { cls: "agui-input agui-a2-input", attrs: { rows: "3" } })
+        : h("input", {
+            cls: "agui-input agui-a2-input",
+            attrs: { type: variant === "obscured" ? "password" : variant === "number" ? "number" : "text" },
+          });
     const checks = Array.isArray(c.checks) ? [...c.checks] : [];
-    if (typeof c.validationRegexp === "string") checks.push({ condition: { call: "regex", args: { value: c.value, pattern: c.validationRegexp } }, message: "This value does not have the expected format." });
-    return field(run, c, scope, input, checks, () => input.value, (v) => textOf(v), "input");
+    if (typeof c.validationRegexp === "string")
+      checks.push({
+        condition: { call: "regex", args: { value: c.value, pattern: c.validationRegexp } },
+        message: "This value does not have the expected format.",
+      });
+    return field(
+      run,
+      c,
+      scope,
+      input,
+      checks,
+      () => input.value,
+      (v) => textOf(v),
+      "input",
+    );
   },
   CheckBox(run, c, scope) {
     const box = h("input", { cls: "agui-checkbox agui-a2-input", attrs: { type: "checkbox" } });
@@ -261,17 +341,35 @@ const DRAW = {
     const label = h("label", { attrs: { for: id } });
     run.updaters.push(() => setText(label, textOf(resolve(c.label, scope))));
     const wrap = h("div", { cls: "agui-a2-field agui-a2-checkbox" }, [box, " ", label]);
-    bindInput(run, c, scope, box, () => box.checked, (v) => (box.checked = boolOf(v)), "change");
+    bindInput(
+      run,
+      c,
+      scope,
+      box,
+      () => box.checked,
+      (v) => (box.checked = boolOf(v)),
+      "change",
+    );
     return wrap;
   },
   ChoicePicker(run, c, scope) {
     const multi = c.variant === "multipleSelection";
     const options = Array.isArray(c.options) ? c.options.filter(isObj) : [];
     const legend = h("legend");
-    const group = h("fieldset", { cls: `agui-a2-field agui-a2-choices${c.displayStyle === "chips" ? " agui-a2-chips" : ""}` }, [legend]);
+    const group = h(
+      "fieldset",
+      { cls: `agui-a2-field agui-a2-choices${c.displayStyle === "chips" ? " agui-a2-chips" : ""}` },
+      [legend],
+    );
     run.updaters.push(() => setText(legend, textOf(resolve(c.label, scope))));
     const name = nextId("agui-a2-choice");
-    const filter = c.filterable === true ? h("input", { cls: "agui-input agui-a2-filter", attrs: { type: "search", "aria-label": "Filter the options" } }) : null;
+    const filter =
+      c.filterable === true
+        ? h("input", {
+            cls: "agui-input agui-a2-filter",
+            attrs: { type: "search", "aria-label": "Filter the options" },
+          })
+        : null;
     if (filter) group.append(filter);
     /** @type {Array<{input: HTMLInputElement, row: HTMLElement, value: string, text: HTMLElement}>} */
     const rows = options.map((o) => {
@@ -299,21 +397,43 @@ const DRAW = {
     return group;
   },
   Slider(run, c, scope) {
-    const input = h("input", { cls: "agui-a2-input agui-a2-slider", attrs: { type: "range", min: String(numberOf(c.min ?? 0)), max: String(numberOf(c.max ?? 100)) } });
+    const input = h("input", {
+      cls: "agui-a2-input agui-a2-slider",
+      attrs: { type: "range", min: String(numberOf(c.min ?? 0)), max: String(numberOf(c.max ?? 100)) },
+    });
     const out = h("output", { cls: "agui-a2-slider-value" });
-    const wrap = field(run, c, scope, input, c.checks, () => Number(input.value), (v) => String(numberOf(v)), "input");
+    const wrap = field(
+      run,
+      c,
+      scope,
+      input,
+      c.checks,
+      () => Number(input.value),
+      (v) => String(numberOf(v)),
+      "input",
+    );
     run.updaters.push(() => setText(out, input.value));
     wrap.append(out);
     return wrap;
   },
   DateTimeInput(run, c, scope) {
-    const type = c.enableDate === true && c.enableTime === true ? "datetime-local" : c.enableTime === true ? "time" : "date";
+    const type =
+      c.enableDate === true && c.enableTime === true ? "datetime-local" : c.enableTime === true ? "time" : "date";
     const input = h("input", { cls: "agui-input agui-a2-input", attrs: { type } });
     for (const k of ["min", "max"]) {
       const v = textOf(resolve(c[k], scope));
       if (v) input.setAttribute(k, v);
     }
-    return field(run, c, scope, input, c.checks, () => input.value, (v) => textOf(v), "input");
+    return field(
+      run,
+      c,
+      scope,
+      input,
+      c.checks,
+      () => input.value,
+      (v) => textOf(v),
+      "input",
+    );
   },
 };
 
@@ -323,7 +443,10 @@ function media(what) {
     const node = h("div", { cls: "agui-a2-media agui-hint" });
     run.updaters.push(() => {
       const desc = textOf(resolve(c.description, scope));
-      setText(node, `[${what}${desc ? `: ${desc}` : ""}] not played here (media from an agent is not loaded): ${textOf(resolve(c.url, scope))}`);
+      setText(
+        node,
+        `[${what}${desc ? `: ${desc}` : ""}] not played here (media from an agent is not loaded): ${textOf(resolve(c.url, scope))}`,
+      );
     });
     return node;
   };
@@ -354,10 +477,18 @@ function field(run, c, scope, input, checks, read, toInput, eventName) {
     run.ctx.ui.touched.add(key);
     for (const u of run.updaters) u();
   });
-  bindInput(run, c, scope, input, read, (v) => {
-    const text = toInput(v);
-    if (input.value !== text) input.value = text;
-  }, eventName);
+  bindInput(
+    run,
+    c,
+    scope,
+    input,
+    read,
+    (v) => {
+      const text = toInput(v);
+      if (input.value !== text) input.value = text;
+    },
+    eventName,
+  );
   return h("div", { cls: "agui-a2-field" }, [label, input, errors]);
 }
 
@@ -373,7 +504,8 @@ function bindInput(run, c, scope, input, read, show, eventName, focusRoot) {
     input.disabled = run.ctx.locked();
     const root = focusRoot ?? input;
     // Never overwrite what the person is typing in: the field with focus keeps its text.
-    if (root.contains(document.activeElement) && document.activeElement !== document.body && eventName === "input") return;
+    if (root.contains(document.activeElement) && document.activeElement !== document.body && eventName === "input")
+      return;
     show(bound ? resolve({ path: bound }, scope) : resolve(c.value, scope));
   });
   input.addEventListener(eventName, () => {

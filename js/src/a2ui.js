@@ -23,7 +23,18 @@ export const MESSAGE_KINDS = ["createSurface", "updateComponents", "updateDataMo
 
 /** @param {string} id @returns {SurfaceModel} */
 export function newSurface(id) {
-  return { id, catalogId: null, created: false, deleted: false, sendDataModel: false, agentName: "", components: new Map(), data: {}, problems: [], structure: 0 };
+  return {
+    id,
+    catalogId: null,
+    created: false,
+    deleted: false,
+    sendDataModel: false,
+    agentName: "",
+    components: new Map(),
+    data: {},
+    problems: [],
+    structure: 0,
+  };
 }
 
 /** @param {any} op @returns {string | null} the one message kind an envelope holds */
@@ -55,13 +66,15 @@ export function applyMessage(s, op) {
     s.deleted = false;
     s.catalogId = typeof body.catalogId === "string" ? body.catalogId : null;
     s.sendDataModel = body.sendDataModel === true;
-    s.agentName = isObj(body.theme) && typeof body.theme.agentDisplayName === "string" ? body.theme.agentDisplayName : "";
+    s.agentName =
+      isObj(body.theme) && typeof body.theme.agentDisplayName === "string" ? body.theme.agentDisplayName : "";
     s.structure += 1;
     return "structure";
   }
   if (kind === "updateComponents") {
     for (const c of Array.isArray(body.components) ? body.components : []) {
-      if (isObj(c) && typeof c.id === "string" && typeof c.component === "string") s.components.set(c.id, /** @type {Component} */ (c));
+      if (isObj(c) && typeof c.id === "string" && typeof c.component === "string")
+        s.components.set(c.id, /** @type {Component} */ (c));
       else s.problems.push(`ignored a component without a string id and component: ${safeJson(c).slice(0, 80)}`);
     }
     s.structure += 1;
@@ -69,7 +82,9 @@ export function applyMessage(s, op) {
   }
   if (kind === "updateDataModel") {
     const path = typeof body.path === "string" ? body.path : "/";
-    s.data = hasOwn(body, "value") ? setPointer(s.data, path, structuredClone(body.value)) : setPointer(s.data, path, undefined, true);
+    s.data = hasOwn(body, "value")
+      ? setPointer(s.data, path, structuredClone(body.value))
+      : setPointer(s.data, path, undefined, true);
     return "data";
   }
   s.deleted = true;
@@ -176,7 +191,8 @@ export function resolve(v, scope, depth = 0) {
   if (depth > 32) return undefined;
   if (Array.isArray(v)) return v.map((x) => resolve(x, scope, depth + 1));
   if (!isObj(v)) return v;
-  if (typeof v.path === "string" && Object.keys(v).length === 1) return getPointer(scope.data(), absolute(scope.scope, v.path));
+  if (typeof v.path === "string" && Object.keys(v).length === 1)
+    return getPointer(scope.data(), absolute(scope.scope, v.path));
   if (typeof v.call === "string") return callFunction(v.call, isObj(v.args) ? v.args : {}, scope, depth);
   /** @type {Record<string, unknown>} */
   const out = {};
@@ -223,11 +239,17 @@ export function callFunction(name, rawArgs, scope, depth) {
       return formatString(textOf(value), scope, depth);
     case "formatNumber": {
       const d = typeof a.decimals === "number" ? Math.max(0, Math.min(20, a.decimals)) : undefined;
-      return new Intl.NumberFormat("en-US", { minimumFractionDigits: d, maximumFractionDigits: d ?? 20, useGrouping: a.grouping !== false }).format(numberOf(value));
+      return new Intl.NumberFormat("en-US", {
+        minimumFractionDigits: d,
+        maximumFractionDigits: d ?? 20,
+        useGrouping: a.grouping !== false,
+      }).format(numberOf(value));
     }
     case "formatCurrency":
       try {
-        return new Intl.NumberFormat("en-US", { style: "currency", currency: textOf(a.currency) || "USD" }).format(numberOf(value));
+        return new Intl.NumberFormat("en-US", { style: "currency", currency: textOf(a.currency) || "USD" }).format(
+          numberOf(value),
+        );
       } catch {
         return `${numberOf(value).toFixed(2)} ${textOf(a.currency)}`.trim();
       }
@@ -287,9 +309,18 @@ export function formatDate(value, format) {
   const h = d.getUTCHours();
   /** @type {Record<string, string>} */
   const parts = {
-    yyyy: String(d.getUTCFullYear()), YYYY: String(d.getUTCFullYear()), MMM: MONTHS[d.getUTCMonth()], MM: pad(String(d.getUTCMonth() + 1)),
-    dd: pad(String(d.getUTCDate())), d: String(d.getUTCDate()), E: DAYS[d.getUTCDay()], HH: pad(String(h)), h: String(h % 12 || 12),
-    mm: pad(String(d.getUTCMinutes())), ss: pad(String(d.getUTCSeconds())), a: h < 12 ? "AM" : "PM",
+    yyyy: String(d.getUTCFullYear()),
+    YYYY: String(d.getUTCFullYear()),
+    MMM: MONTHS[d.getUTCMonth()],
+    MM: pad(String(d.getUTCMonth() + 1)),
+    dd: pad(String(d.getUTCDate())),
+    d: String(d.getUTCDate()),
+    E: DAYS[d.getUTCDay()],
+    HH: pad(String(h)),
+    h: String(h % 12 || 12),
+    mm: pad(String(d.getUTCMinutes())),
+    ss: pad(String(d.getUTCSeconds())),
+    a: h < 12 ? "AM" : "PM",
   };
   return format.replace(/yyyy|YYYY|MMM|MM|dd|d|E|HH|h|mm|ss|a/g, (m) => parts[m]);
 }

@@ -97,9 +97,14 @@ export function activityEntry(item) {
     node.dataset.renderer = renderer;
     node.dataset.activityType = asText(it?.activityType);
     const title = textOf(pick(content, look, "title"));
-    const drawn = renderer === "checklist" ? checklist(content, look) : renderer === "search" ? search(content, look) : null;
+    const drawn =
+      renderer === "checklist" ? checklist(content, look) : renderer === "search" ? search(content, look) : null;
     const type = asText(it?.activityType) || "activity";
-    summary.replaceChildren(h("span", { cls: "agui-label", text: title ? `${type} · ` : type }), title, drawn?.badge ?? "");
+    summary.replaceChildren(
+      h("span", { cls: "agui-label", text: title ? `${type} · ` : type }),
+      title,
+      drawn?.badge ?? "",
+    );
     body.replaceChildren(drawn?.node ?? renderTree(content, tree));
   };
   update(item);
@@ -116,14 +121,27 @@ function checklist(content, look) {
   const states = items.map((it) => stateOf(it, look));
   const done = states.filter((s) => s === "done").length;
   const failed = states.filter((s) => s === "failed").length;
-  const progress = h("progress", { cls: "agui-checklist-progress", attrs: { max: String(Math.max(1, items.length)), value: String(done) } });
+  const progress = h("progress", {
+    cls: "agui-checklist-progress",
+    attrs: { max: String(Math.max(1, items.length)), value: String(done) },
+  });
   progress.setAttribute("aria-label", `${done} of ${items.length} done`);
   const list = h("ol", { cls: "agui-checklist" });
   items.forEach((it, i) => {
-    list.append(h("li", { cls: "agui-checklist-item", data: { state: states[i] } }, [h("span", { cls: "agui-checklist-mark", text: STATE_MARK[states[i]], attrs: { "aria-hidden": "true" } }), " ", h("span", { text: labelOf(it, look) }), h("span", { cls: "agui-sr", text: ` (${states[i]})` })]));
+    list.append(
+      h("li", { cls: "agui-checklist-item", data: { state: states[i] } }, [
+        h("span", { cls: "agui-checklist-mark", text: STATE_MARK[states[i]], attrs: { "aria-hidden": "true" } }),
+        " ",
+        h("span", { text: labelOf(it, look) }),
+        h("span", { cls: "agui-sr", text: ` (${states[i]})` }),
+      ]),
+    );
   });
   const text = `${done} of ${items.length} done${failed ? `, ${failed} failed` : ""}`;
-  return { node: h("div", { cls: "agui-checklist-box" }, [progress, list]), badge: h("span", { cls: "agui-badge agui-checklist-count", text: ` ${text}` }) };
+  return {
+    node: h("div", { cls: "agui-checklist-box" }, [progress, list]),
+    badge: h("span", { cls: "agui-badge agui-checklist-count", text: ` ${text}` }),
+  };
 }
 
 /**
@@ -147,10 +165,19 @@ function search(content, look) {
     for (const r of results.slice(0, 100)) {
       const title = isObj(r) ? pick(r, look, "resultTitle") : r;
       const detail = isObj(r) ? pick(r, look, "resultDetail") : undefined;
-      list.append(h("li", {}, [h("span", { cls: "agui-search-title", text: textOf(title ?? safeJson(r)) }), detail !== undefined ? h("div", { cls: "agui-hint agui-pre", text: textOf(detail) }) : null]));
+      list.append(
+        h("li", {}, [
+          h("span", { cls: "agui-search-title", text: textOf(title ?? safeJson(r)) }),
+          detail !== undefined ? h("div", { cls: "agui-hint agui-pre", text: textOf(detail) }) : null,
+        ]),
+      );
     }
-    if (results.length > 100) list.append(h("li", { cls: "agui-clip-note", text: `… ${results.length - 100} more results not shown` }));
+    if (results.length > 100)
+      list.append(h("li", { cls: "agui-clip-note", text: `… ${results.length - 100} more results not shown` }));
   }
-  const badge = h("span", { cls: "agui-badge agui-search-count", text: n === null ? "" : ` ${n} result${n === 1 ? "" : "s"}` });
+  const badge = h("span", {
+    cls: "agui-badge agui-search-count",
+    text: n === null ? "" : ` ${n} result${n === 1 ? "" : "s"}`,
+  });
   return { node: h("div", { cls: "agui-search" }, [head, list]), badge };
 }

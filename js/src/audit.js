@@ -20,14 +20,20 @@ export function renderAudit(audit, body, tree) {
   const columns = [];
   for (const r of rows) if (isObj(r)) for (const k of Object.keys(r)) if (!columns.includes(k)) columns.push(k);
   const hasPlain = rows.some((r) => !isObj(r));
-  const head = h("tr", {}, columns.map((c) => h("th", { attrs: { scope: "col" }, text: c })));
+  const head = h(
+    "tr",
+    {},
+    columns.map((c) => h("th", { attrs: { scope: "col" }, text: c })),
+  );
   if (hasPlain) head.append(h("th", { attrs: { scope: "col" }, text: "record" }));
   const tbody = h("tbody");
   rows.forEach((r, i) => {
     const tr = h("tr");
     for (const c of columns) {
       const v = isObj(r) && hasOwn(r, c) ? r[c] : undefined;
-      tr.append(h("td", {}, [v === undefined ? "" : longText(typeof v === "string" ? v : safeJson(v), tree, `${i}/${c}`)]));
+      tr.append(
+        h("td", {}, [v === undefined ? "" : longText(typeof v === "string" ? v : safeJson(v), tree, `${i}/${c}`)]),
+      );
     }
     if (hasPlain) tr.append(h("td", {}, [isObj(r) ? "" : longText(asText(r), tree, `${i}`)]));
     tbody.append(tr);

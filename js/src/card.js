@@ -110,7 +110,12 @@ export function cardEntry(item, env) {
       if (d.action === "edit") out.args = d.args;
       if (d.action === "answer") out.payload = d.payload;
       setOwn(decisions, s.id, out);
-      if (s.toolName && s.alwaysAllowed() && (d.action === "approve" || d.action === "edit") && !alwaysAllow.includes(s.toolName)) {
+      if (
+        s.toolName &&
+        s.alwaysAllowed() &&
+        (d.action === "approve" || d.action === "edit") &&
+        !alwaysAllow.includes(s.toolName)
+      ) {
         alwaysAllow.push(s.toolName);
       }
     }
@@ -182,7 +187,11 @@ export function cardEntry(item, env) {
       s.cancelButton.disabled = !pending;
       s.showChoice(drafts.get(s.id), multi && (status === "pending" || localSending));
       const decided = status === "done" || status === "failed";
-      s.showRecorded(isObj(card?.decisions) && hasOwn(card.decisions, s.id) ? card.decisions[s.id] : undefined, card?.decidedBy ? asText(card.decidedBy) : null, decided);
+      s.showRecorded(
+        isObj(card?.decisions) && hasOwn(card.decisions, s.id) ? card.decisions[s.id] : undefined,
+        card?.decidedBy ? asText(card.decidedBy) : null,
+        decided,
+      );
       const controls = /** @type {HTMLElement | null} */ (s.node.querySelector(".agui-controls"));
       if (controls) controls.hidden = decided;
     }
@@ -197,7 +206,9 @@ export function cardEntry(item, env) {
     spinner.hidden = effective !== "sending";
     // Python writes who decided and the approvals count as text (one truth): shown as given.
     const verdict = asText(card?.verdict);
-    const count = isObj(card?.approvals) ? [asText(card.approvals.text), asText(card.approvals.missing)].filter(Boolean).join("; ") : "";
+    const count = isObj(card?.approvals)
+      ? [asText(card.approvals.text), asText(card.approvals.missing)].filter(Boolean).join("; ")
+      : "";
     const waiting = [multi ? `${decidedCount} of ${ordered.length} decided` : "", count].filter(Boolean).join(" · ");
     statusText.textContent =
       effective === "sending"
@@ -214,7 +225,12 @@ export function cardEntry(item, env) {
     cardError.hidden = !(status === "failed" && err);
     cardError.replaceChildren();
     if (status === "failed" && err) {
-      cardError.append(h("strong", { cls: "agui-error-title", text: asText(isObj(err) ? err.title : "") || "Sending the decision failed" }));
+      cardError.append(
+        h("strong", {
+          cls: "agui-error-title",
+          text: asText(isObj(err) ? err.title : "") || "Sending the decision failed",
+        }),
+      );
       if (isObj(err) && err.message) cardError.append(h("div", { cls: "agui-pre", text: asText(err.message) }));
       if (!isObj(err)) cardError.append(h("div", { cls: "agui-pre", text: asText(err) }));
     }
@@ -268,7 +284,8 @@ export function cardEntry(item, env) {
       if (s.node === ref) ref = s.node.nextSibling;
       else interruptsBox.insertBefore(s.node, ref);
     }
-    if (ordered.length === 0) interruptsBox.replaceChildren(h("div", { cls: "agui-hint", text: "(no questions in this card)" }));
+    if (ordered.length === 0)
+      interruptsBox.replaceChildren(h("div", { cls: "agui-hint", text: "(no questions in this card)" }));
     else interruptsBox.querySelector(":scope > .agui-hint")?.remove();
   };
 

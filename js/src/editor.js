@@ -44,7 +44,8 @@ export function buildEditor(opts, onSubmit) {
       if (value === undefined) problems.push({ path: "", message: "Fill in a value." });
       else {
         if (useSchema) validate(value, opts.schema, "", problems);
-        if (opts.mustBeObject && !isObj(value)) problems.push({ path: "", message: "The arguments must be a JSON object." });
+        if (opts.mustBeObject && !isObj(value))
+          problems.push({ path: "", message: "The arguments must be a JSON object." });
       }
     }
     for (const errEl of registry.values()) {

@@ -66,12 +66,15 @@ export function buildField(schemaIn, initial, where) {
     const inEnum = start !== undefined && options.some((o) => deepEqual(o, start));
     if (!where.required || start === undefined) select.append(h("option", { text: "(not set)", attrs: { value: "" } }));
     if (start !== undefined && !inEnum) {
-      select.append(h("option", { text: `(current: ${asText(start)}, not an allowed value)`, attrs: { value: "current" } }));
+      select.append(
+        h("option", { text: `(current: ${asText(start)}, not an allowed value)`, attrs: { value: "current" } }),
+      );
     }
     options.forEach((o, i) => {
       select.append(h("option", { text: asText(o), attrs: { value: String(i) } }));
     });
-    select.value = start === undefined ? "" : inEnum ? String(options.findIndex((o) => deepEqual(o, start))) : "current";
+    select.value =
+      start === undefined ? "" : inEnum ? String(options.findIndex((o) => deepEqual(o, start))) : "current";
     wrap.append(labelEl, descEl ?? "", select);
     read = () => {
       if (select.value === "") return { value: undefined, omit: true, problems: [] };
@@ -94,7 +97,10 @@ export function buildField(schemaIn, initial, where) {
     };
   } else if ((type === "number" || type === "integer") && (start === undefined || typeof start === "number")) {
     // A text box (not type=number) so that a typo is reported instead of silently emptied.
-    const input = h("input", { cls: "agui-input", attrs: { type: "text", inputmode: type === "integer" ? "numeric" : "decimal" } });
+    const input = h("input", {
+      cls: "agui-input",
+      attrs: { type: "text", inputmode: type === "integer" ? "numeric" : "decimal" },
+    });
     wire(input);
     input.value = start === undefined ? "" : String(start);
     wrap.append(labelEl, descEl ?? "", input);
@@ -139,7 +145,11 @@ export function buildField(schemaIn, initial, where) {
         return { value: JSON.parse(s), omit: false, problems: [] };
       } catch (e) {
         const why = e instanceof Error ? e.message : String(e);
-        return { value: undefined, omit: true, problems: [{ path: where.path, message: `${label}: not valid JSON (${why})` }] };
+        return {
+          value: undefined,
+          omit: true,
+          problems: [{ path: where.path, message: `${label}: not valid JSON (${why})` }],
+        };
       }
     };
   }

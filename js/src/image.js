@@ -63,7 +63,9 @@ function startsLike(mimeType, data) {
   } catch {
     return false;
   }
-  return MAGIC[mimeType].some((sig) => sig.length <= head.length && sig.every((b, i) => b === null || head.charCodeAt(i) === b));
+  return MAGIC[mimeType].some(
+    (sig) => sig.length <= head.length && sig.every((b, i) => b === null || head.charCodeAt(i) === b),
+  );
 }
 
 /**

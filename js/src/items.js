@@ -16,7 +16,8 @@ import { asText, deepEqual, isObj, safeJson } from "./util.js";
 /** @param {string} kind @param {any} item @param {string} cls */
 export function itemShell(kind, item, cls) {
   const node = h("div", { cls: `agui-item ${cls}`, data: { kind } });
-  if (isObj(item) && (typeof item.id === "string" || typeof item.id === "number")) node.dataset.itemId = String(item.id);
+  if (isObj(item) && (typeof item.id === "string" || typeof item.id === "number"))
+    node.dataset.itemId = String(item.id);
   return node;
 }
 
@@ -93,7 +94,12 @@ export function toolEntry(item) {
   const resultBody = h("div", { cls: "agui-result-body" });
   const result = h("div", { cls: "agui-result" }, [h("div", { cls: "agui-label", text: "Result" }), resultBody]);
   const sealed = h("div", { cls: "agui-note agui-encrypted", text: ENCRYPTED_TOOL });
-  node.append(h("div", { cls: "agui-tool-head" }, [h("span", { cls: "agui-label", text: "Tool " }), name, " ", badge]), args, result, sealed);
+  node.append(
+    h("div", { cls: "agui-tool-head" }, [h("span", { cls: "agui-label", text: "Tool " }), name, " ", badge]),
+    args,
+    result,
+    sealed,
+  );
   /** @type {TreeState} */
   const tree = { expanded: new Set() };
   let argsKey = "";
@@ -113,7 +119,10 @@ export function toolEntry(item) {
     if (key !== argsKey) {
       argsKey = key;
       if (hasArgs) args.replaceChildren(renderTree(it.args, tree));
-      else if (asText(it?.argsText)) args.replaceChildren(h("div", { cls: "agui-args-text agui-pre" }, [longText(asText(it.argsText), tree, "argsText")]));
+      else if (asText(it?.argsText))
+        args.replaceChildren(
+          h("div", { cls: "agui-args-text agui-pre" }, [longText(asText(it.argsText), tree, "argsText")]),
+        );
       else args.replaceChildren(h("span", { cls: "agui-hint", text: "(no arguments)" }));
     }
     sealed.hidden = it?.encrypted !== true;

@@ -45,7 +45,8 @@ export function fileLine(part, problem = null) {
   const source = typeof part.source === "string" ? part.source : part.type === "image" ? "data" : null;
   const location = typeof part.location === "string" ? part.location : "";
   if (source === "url") bits.push(`at ${location} (not loaded)`);
-  else if (source === "file") bits.push(`file ${location}${typeof part.provider === "string" && part.provider ? ` (${part.provider})` : ""}`);
+  else if (source === "file")
+    bits.push(`file ${location}${typeof part.provider === "string" && part.provider ? ` (${part.provider})` : ""}`);
   else if (source === "data") bits.push(problem === null ? WHERE.data : "sent inline");
   else if (source) bits.push(`from ${source}`);
   const note = problem ?? (typeof part.note === "string" ? part.note : "");
@@ -69,10 +70,15 @@ function metadataTree(metadata) {
 export function renderPart(part, index) {
   /** @type {TreeState} */
   const tree = { expanded: new Set() };
-  if (!isObj(part)) return h("div", { cls: "agui-part agui-part-unknown agui-pre", data: { type: "unknown" } }, [longText(safeJson(part), tree, `p${index}`)]);
+  if (!isObj(part))
+    return h("div", { cls: "agui-part agui-part-unknown agui-pre", data: { type: "unknown" } }, [
+      longText(safeJson(part), tree, `p${index}`),
+    ]);
   const type = asText(part.type);
   if (type === "text") {
-    return h("div", { cls: "agui-part agui-part-text agui-pre", data: { type } }, [longText(asText(part.text), tree, `p${index}`)]);
+    return h("div", { cls: "agui-part agui-part-text agui-pre", data: { type } }, [
+      longText(asText(part.text), tree, `p${index}`),
+    ]);
   }
   if (type === "image") {
     const label = asText(part.label) || "image";
@@ -81,7 +87,11 @@ export function renderPart(part, index) {
       const caption = h("figcaption", { cls: "agui-part-caption" }, [longText(label, tree, `p${index}`)]);
       const size = fmtBytes(part.bytes);
       if (size) caption.append(h("span", { cls: "agui-hint", text: ` · ${size}` }));
-      return h("figure", { cls: "agui-part agui-part-image", data: { type } }, [img, caption, metadataTree(part.metadata)]);
+      return h("figure", { cls: "agui-part agui-part-image", data: { type } }, [
+        img,
+        caption,
+        metadataTree(part.metadata),
+      ]);
     }
     const problem = imageProblem(part.mimeType, part.data) ?? "not drawn";
     return h("div", { cls: "agui-part agui-part-file", data: { type: "file", kind: "image" } }, [

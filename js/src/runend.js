@@ -52,7 +52,9 @@ export function countsText(counts, only) {
  */
 export function usageRows(usage) {
   const entries = Array.isArray(usage) ? usage.filter(isObj) : [];
-  const tellsMore = entries.length > 1 || entries.some((e) => e.provider || e.model || COUNTS.some(([k]) => !TOTALS.has(k) && isCount(e[k])));
+  const tellsMore =
+    entries.length > 1 ||
+    entries.some((e) => e.provider || e.model || COUNTS.some(([k]) => !TOTALS.has(k) && isCount(e[k])));
   if (!tellsMore) return [];
   return entries.map((e) => {
     const who = [e.provider, e.model].filter((x) => typeof x === "string" && x).join(" ");
@@ -80,11 +82,23 @@ export function runEndEntry(item) {
     const outcome = asText(it?.outcome);
     node.dataset.outcome = outcome;
     const tokens = countsText(it?.totals, TOTALS);
-    const head = h("div", { cls: "agui-run-end-head" }, [h("span", { cls: "agui-label", text: OUTCOME_TEXT[outcome] ?? (outcome ? `Run ended (${outcome})` : "Run ended") })]);
+    const head = h("div", { cls: "agui-run-end-head" }, [
+      h("span", {
+        cls: "agui-label",
+        text: OUTCOME_TEXT[outcome] ?? (outcome ? `Run ended (${outcome})` : "Run ended"),
+      }),
+    ]);
     if (tokens) head.append(h("span", { cls: "agui-usage", text: ` · Tokens: ${tokens}` }));
     const rows = usageRows(it?.usage);
     node.replaceChildren(head);
-    if (rows.length) node.append(h("ul", { cls: "agui-usage-entries" }, rows.map((r) => h("li", { cls: "agui-usage-entry", text: r }))));
+    if (rows.length)
+      node.append(
+        h(
+          "ul",
+          { cls: "agui-usage-entries" },
+          rows.map((r) => h("li", { cls: "agui-usage-entry", text: r })),
+        ),
+      );
     if (it?.metadata !== null && it?.metadata !== undefined) node.append(collapsed("Run metadata", it.metadata));
     if (it?.result !== null && it?.result !== undefined) node.append(collapsed("Run result", it.result));
   };

@@ -95,7 +95,10 @@ export function validate(value, schema, path, out, depth = 0) {
   }
   const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type : null;
   if (types && !types.some((t) => typeMatches(value, t))) {
-    out.push({ path, message: `${where} must be ${types.map(withArticle).join(" or ")} (it is ${describeType(value)})` });
+    out.push({
+      path,
+      message: `${where} must be ${types.map(withArticle).join(" or ")} (it is ${describeType(value)})`,
+    });
     return;
   }
   if (typeof value === "string") {
@@ -139,7 +142,8 @@ export function validate(value, schema, path, out, depth = 0) {
       if (hasOwn(props, k)) validate(v, props[k], joinPath(path, k), out, depth + 1);
       else if (schema.additionalProperties === false)
         out.push({ path: joinPath(path, k), message: `${joinPath(path, k)} is not an allowed field` });
-      else if (isObj(schema.additionalProperties)) validate(v, schema.additionalProperties, joinPath(path, k), out, depth + 1);
+      else if (isObj(schema.additionalProperties))
+        validate(v, schema.additionalProperties, joinPath(path, k), out, depth + 1);
     }
   }
   if (Array.isArray(value)) {

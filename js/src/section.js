@@ -84,7 +84,11 @@ export function buildSection(it, ctx) {
   const mode = resolveMode(it);
   const toolName = typeof it?.toolName === "string" && it.toolName ? it.toolName : null;
   const subject = toolName ?? reasonLabel(it?.reason);
-  const node = h("section", { cls: "agui-interrupt", data: { "interrupt-id": id, mode }, attrs: { "aria-label": `Decision: ${subject}` } });
+  const node = h("section", {
+    cls: "agui-interrupt",
+    data: { "interrupt-id": id, mode },
+    attrs: { "aria-label": `Decision: ${subject}` },
+  });
   /** @type {TreeState} */
   const tree = { expanded: new Set() };
 
@@ -108,9 +112,20 @@ export function buildSection(it, ctx) {
     );
   } else {
     // A form or a free answer about something (a CrewAI step's output, a call's arguments): show it.
-    if (hasArgs) node.append(h("div", { cls: "agui-args" }, [h("div", { cls: "agui-label", text: toolName ? "Arguments" : "Under review" }), renderTree(it.args, tree)]));
+    if (hasArgs)
+      node.append(
+        h("div", { cls: "agui-args" }, [
+          h("div", { cls: "agui-label", text: toolName ? "Arguments" : "Under review" }),
+          renderTree(it.args, tree),
+        ]),
+      );
     if (it?.review !== null && it?.review !== undefined) {
-      node.append(h("div", { cls: "agui-review" }, [h("div", { cls: "agui-label", text: "Under review" }), renderTree(it.review, { expanded: new Set() })]));
+      node.append(
+        h("div", { cls: "agui-review" }, [
+          h("div", { cls: "agui-label", text: "Under review" }),
+          renderTree(it.review, { expanded: new Set() }),
+        ]),
+      );
     }
   }
   const expiresAt = parseTime(it?.expiresAt);
@@ -136,9 +151,15 @@ export function buildSection(it, ctx) {
   if (mode === "tool") {
     if (it?.canGiveReason === true) {
       const rid = nextId("agui-reason");
-      reasonBox = h("textarea", { cls: "agui-input agui-reason", attrs: { id: rid, rows: "2", placeholder: "Why? (optional)" } });
+      reasonBox = h("textarea", {
+        cls: "agui-input agui-reason",
+        attrs: { id: rid, rows: "2", placeholder: "Why? (optional)" },
+      });
       controls.append(
-        h("div", { cls: "agui-field" }, [h("label", { attrs: { for: rid }, text: `Reason (optional, sent if you reject ${subject})` }), reasonBox]),
+        h("div", { cls: "agui-field" }, [
+          h("label", { attrs: { for: rid }, text: `Reason (optional, sent if you reject ${subject})` }),
+          reasonBox,
+        ]),
       );
       lockables.push(reasonBox);
     }
@@ -186,7 +207,13 @@ export function buildSection(it, ctx) {
             (value) => ctx.choose(section, { action: "edit", args: value }),
           );
           lockables.push(...editor.lockables);
-          slot.append(h("div", { cls: "agui-label", text: `Edit the arguments of ${subject}; the changes are listed before you send.` }), editor.node);
+          slot.append(
+            h("div", {
+              cls: "agui-label",
+              text: `Edit the arguments of ${subject}; the changes are listed before you send.`,
+            }),
+            editor.node,
+          );
           ctx.refresh(); // apply the card's lock state to the new controls
         }
         slot.hidden = !slot.hidden;
@@ -228,7 +255,12 @@ export function buildSection(it, ctx) {
     const area = h("textarea", { cls: "agui-input agui-free", attrs: { id: fid, rows: "3" } });
     const problem = h("div", { cls: "agui-error agui-field-error", attrs: { "aria-live": "polite" } });
     problem.hidden = true;
-    const submit = button(ctx.isMulti() ? "Use this answer" : "Send answer", "answer", `Send answer: ${subject}`, "agui-primary");
+    const submit = button(
+      ctx.isMulti() ? "Use this answer" : "Send answer",
+      "answer",
+      `Send answer: ${subject}`,
+      "agui-primary",
+    );
     submit.addEventListener("click", () => {
       if (area.value.trim() === "") {
         problem.textContent = "Type an answer first (or Cancel).";
@@ -278,8 +310,12 @@ export function buildSection(it, ctx) {
       }
       choice.hidden = !multi || !d;
       if (multi && d) {
-        const extra = d.action === "edit" ? " (edited arguments)" : d.action === "answer" ? `: ${asText(d.payload)}` : "";
-        choice.replaceChildren(h("span", { cls: "agui-label", text: "Your choice: " }), h("span", { cls: "agui-pre", text: `${d.action}${extra}` }));
+        const extra =
+          d.action === "edit" ? " (edited arguments)" : d.action === "answer" ? `: ${asText(d.payload)}` : "";
+        choice.replaceChildren(
+          h("span", { cls: "agui-label", text: "Your choice: " }),
+          h("span", { cls: "agui-pre", text: `${d.action}${extra}` }),
+        );
       }
     },
     showRecorded(d, decidedBy, visible) {
@@ -293,11 +329,18 @@ export function buildSection(it, ctx) {
       const action = asText(d.action);
       /** @type {TreeState} */
       const st = { expanded: new Set() };
-      recorded.replaceChildren(h("span", { cls: "agui-decision-text", text: `${DECISION_VERB[action] ?? action}${by}` }));
+      recorded.replaceChildren(
+        h("span", { cls: "agui-decision-text", text: `${DECISION_VERB[action] ?? action}${by}` }),
+      );
       recorded.dataset.action = action;
-      if (typeof d.reason === "string" && d.reason) recorded.append(h("div", { cls: "agui-pre" }, ["Reason: ", longText(d.reason, st, "r")]));
-      if (d.args !== null && d.args !== undefined) recorded.append(h("div", {}, [h("div", { cls: "agui-label", text: "Arguments sent" }), renderTree(d.args, st)]));
-      if (d.payload !== null && d.payload !== undefined) recorded.append(h("div", {}, [h("div", { cls: "agui-label", text: "Answer" }), renderTree(d.payload, st)]));
+      if (typeof d.reason === "string" && d.reason)
+        recorded.append(h("div", { cls: "agui-pre" }, ["Reason: ", longText(d.reason, st, "r")]));
+      if (d.args !== null && d.args !== undefined)
+        recorded.append(
+          h("div", {}, [h("div", { cls: "agui-label", text: "Arguments sent" }), renderTree(d.args, st)]),
+        );
+      if (d.payload !== null && d.payload !== undefined)
+        recorded.append(h("div", {}, [h("div", { cls: "agui-label", text: "Answer" }), renderTree(d.payload, st)]));
     },
     updateClock(now, live) {
       if (expiresAt === null) return;

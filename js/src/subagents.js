@@ -42,7 +42,19 @@ export function subagentEntry(item) {
   const error = h("div", { cls: "agui-error agui-pre agui-subagent-error", attrs: { role: "alert" } });
   const parent = h("div", { cls: "agui-hint agui-subagent-parent" });
   const children = h("div", { cls: "agui-subagent-items" });
-  details.append(h("summary", { cls: "agui-subagent-head" }, [h("span", { cls: "agui-label", text: "Subagent " }), name, " ", badge, description, count]), error, parent, children);
+  details.append(
+    h("summary", { cls: "agui-subagent-head" }, [
+      h("span", { cls: "agui-label", text: "Subagent " }),
+      name,
+      " ",
+      badge,
+      description,
+      count,
+    ]),
+    error,
+    parent,
+    children,
+  );
   node.append(details);
   /** @type {any} */
   let current = item;
@@ -50,7 +62,8 @@ export function subagentEntry(item) {
   let toolName = null;
 
   const showParent = () => {
-    const call = typeof current?.parentToolCallId === "string" && current.parentToolCallId ? current.parentToolCallId : null;
+    const call =
+      typeof current?.parentToolCallId === "string" && current.parentToolCallId ? current.parentToolCallId : null;
     parent.hidden = call === null;
     parent.textContent = call === null ? "" : `Started by the tool call ${toolName ? `${toolName} (${call})` : call}`;
   };
@@ -104,12 +117,18 @@ export function placeEntries(rows, top) {
   /** @type {Map<string, {item: any, entry: GroupEntry}>} */
   const groups = new Map();
   for (const row of rows) {
-    if (row.entry.kind === "subagent" && "children" in row.entry && typeof row.item?.id === "string" && !groups.has(row.item.id)) {
+    if (
+      row.entry.kind === "subagent" &&
+      "children" in row.entry &&
+      typeof row.item?.id === "string" &&
+      !groups.has(row.item.id)
+    ) {
       groups.set(row.item.id, /** @type {{item: any, entry: GroupEntry}} */ (row));
     }
   }
   /** @param {any} item */
-  const groupOf = (item) => (isObj(item) && typeof item.subagent === "string" ? groups.get(`subagent:${item.subagent}`) : undefined);
+  const groupOf = (item) =>
+    isObj(item) && typeof item.subagent === "string" ? groups.get(`subagent:${item.subagent}`) : undefined;
   /** @param {{item: any, entry: GroupEntry}} group nested in its parent unless that makes a circle */
   const nests = (group) => {
     const seen = new Set([group.item.id]);
@@ -122,7 +141,8 @@ export function placeEntries(rows, top) {
   /** @type {Map<string, string>} tool call id -> its name, for the line naming a group's caller */
   const tools = new Map();
   for (const { item } of rows) {
-    if (isObj(item) && item.kind === "tool" && typeof item.id === "string" && typeof item.name === "string") tools.set(item.id, item.name);
+    if (isObj(item) && item.kind === "tool" && typeof item.id === "string" && typeof item.name === "string")
+      tools.set(item.id, item.name);
   }
   /** @type {Map<HTMLElement, HTMLElement[]>} */
   const placed = new Map();

@@ -53,7 +53,8 @@ export function a2uiEntry(item, env) {
     lifecycle.hidden = !LIFECYCLE[status];
     lifecycle.textContent = LIFECYCLE[status] ?? "";
     lifecycle.dataset.status = status;
-    if (status === "failed" && it?.error !== undefined && it?.error !== null) lifecycle.append(" ", h("span", { cls: "agui-pre", text: asText(it.error) }));
+    if (status === "failed" && it?.error !== undefined && it?.error !== null)
+      lifecycle.append(" ", h("span", { cls: "agui-pre", text: asText(it.error) }));
     const surfaces = Array.isArray(it?.surfaces) ? it.surfaces.filter(isObj) : [];
     const seen = new Set();
     for (const s of surfaces) {
@@ -75,7 +76,10 @@ export function a2uiEntry(item, env) {
       box.node.remove();
       boxes.delete(id);
     }
-    const msgs = [...(Array.isArray(it?.problems) ? it.problems.map(asText) : []), ...[...boxes.values()].flatMap((b) => b.problems())];
+    const msgs = [
+      ...(Array.isArray(it?.problems) ? it.problems.map(asText) : []),
+      ...[...boxes.values()].flatMap((b) => b.problems()),
+    ];
     problems.replaceChildren(...msgs.map((m) => h("li", { text: m })));
     problems.hidden = msgs.length === 0;
     node.hidden = boxes.size === 0 && lifecycle.hidden && msgs.length === 0;
@@ -109,7 +113,14 @@ function surfaceBox(surfaceId, send) {
   const statusLine = h("div", { cls: "agui-a2ui-action", attrs: { "aria-live": "polite" } });
   const retry = button("Retry", "a2ui-retry", "Send the same action again", "agui-primary");
   const ackError = h("div", { cls: "agui-error agui-ack-error", attrs: { role: "alert" } });
-  const node = h("section", { cls: "agui-a2ui-surface", data: { "surface-id": surfaceId } }, [header, body, note, statusLine, retry, ackError]);
+  const node = h("section", { cls: "agui-a2ui-surface", data: { "surface-id": surfaceId } }, [
+    header,
+    body,
+    note,
+    statusLine,
+    retry,
+    ackError,
+  ]);
   node.setAttribute("aria-label", `Agent interface ${surfaceId}`);
   ackError.hidden = true;
   note.hidden = true;
@@ -148,7 +159,13 @@ function surfaceBox(surfaceId, send) {
     act(componentId, event, scope) {
       if (locked()) return;
       const context = isObj(event.context) ? resolve(event.context, scope) : {};
-      const userAction = { name: asText(event.name), surfaceId, sourceComponentId: componentId, timestamp: new Date().toISOString(), context };
+      const userAction = {
+        name: asText(event.name),
+        surfaceId,
+        sourceComponentId: componentId,
+        timestamp: new Date().toISOString(),
+        context,
+      };
       const requestId = newRequestId();
       pending = requestId;
       localSending = true;
@@ -205,12 +222,20 @@ function surfaceBox(surfaceId, send) {
       drawing = null;
       return;
     }
-    const focused = document.activeElement instanceof HTMLElement && body.contains(document.activeElement) ? document.activeElement.closest("[data-component-id]") : null;
+    const focused =
+      document.activeElement instanceof HTMLElement && body.contains(document.activeElement)
+        ? document.activeElement.closest("[data-component-id]")
+        : null;
     const focusId = focused instanceof HTMLElement ? focused.dataset.componentId : null;
     const drawn = renderSurface(ctx);
     body.replaceChildren(drawn.node);
     drawing = drawn;
-    if (focusId) /** @type {HTMLElement | null} */ (body.querySelector(`[data-component-id="${CSS.escape(focusId)}"] .agui-a2-input, [data-component-id="${CSS.escape(focusId)}"] button`))?.focus();
+    if (focusId)
+      /** @type {HTMLElement | null} */ (
+        body.querySelector(
+          `[data-component-id="${CSS.escape(focusId)}"] .agui-a2-input, [data-component-id="${CSS.escape(focusId)}"] button`,
+        )
+      )?.focus();
   };
 
   const show = () => {

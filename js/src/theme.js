@@ -18,13 +18,18 @@
 export function pageLook(el) {
   const body = el.ownerDocument?.body;
   const cls = body?.classList;
-  const more = Boolean(cls?.contains("vscode-high-contrast") || cls?.contains("vscode-high-contrast-light") || media("(prefers-contrast: more)"));
+  const more = Boolean(
+    cls?.contains("vscode-high-contrast") ||
+      cls?.contains("vscode-high-contrast-light") ||
+      media("(prefers-contrast: more)"),
+  );
   const contrast = more ? "more" : "normal";
   if (cls?.contains("vscode-light") || cls?.contains("vscode-high-contrast-light")) return { theme: "light", contrast };
   if (cls?.contains("vscode-dark") || cls?.contains("vscode-high-contrast")) return { theme: "dark", contrast };
   const jp = body?.dataset.jpThemeLight;
   if (jp === "false" || jp === "true") return { theme: jp === "false" ? "dark" : "light", contrast };
-  if (cls?.contains("dark") || cls?.contains("dark-mode") || body?.dataset.theme === "dark") return { theme: "dark", contrast };
+  if (cls?.contains("dark") || cls?.contains("dark-mode") || body?.dataset.theme === "dark")
+    return { theme: "dark", contrast };
   const bg = opaqueBackground(el);
   if (bg) return { theme: luminance(bg) < 0.3 ? "dark" : "light", contrast };
   return { theme: media("(prefers-color-scheme: dark)") ? "dark" : "light", contrast };
@@ -49,7 +54,10 @@ export function followPageLook(root) {
   if (typeof MutationObserver !== "undefined" && doc?.body) {
     observer = new MutationObserver(apply);
     for (const target of [doc.body, doc.documentElement]) {
-      observer.observe(target, { attributes: true, attributeFilter: ["class", "data-jp-theme-light", "data-theme", "style"] });
+      observer.observe(target, {
+        attributes: true,
+        attributeFilter: ["class", "data-jp-theme-light", "data-theme", "style"],
+      });
     }
   }
   /** @type {MediaQueryList[]} */
@@ -107,7 +115,10 @@ export function parseColor(text) {
   if (hex) return [0, 2, 4].map((i) => parseInt(hex[1].slice(i, i + 2), 16)).concat(1);
   const m = /^rgba?\(([^)]+)\)$/i.exec(s);
   if (!m) return null;
-  const parts = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
+  const parts = m[1]
+    .split(/[\s,/]+/)
+    .filter(Boolean)
+    .map(Number);
   if (parts.length < 3 || parts.some((p) => Number.isNaN(p))) return null;
   return [parts[0], parts[1], parts[2], parts.length > 3 ? parts[3] : 1];
 }

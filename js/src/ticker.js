@@ -31,7 +31,6 @@ export function parseTime(iso) {
   return Number.isFinite(t) ? t : null;
 }
 
-
 export function createTicker() {
   /** @type {Set<() => void>} */
   const fns = new Set();

@@ -146,7 +146,10 @@ export function renderValue(value, state, path, depth) {
     const what = isArray ? "items" : "keys";
     const more = button(`show ${fmtInt(rest)} more ${what}`, null, undefined, "agui-more agui-link");
     const row = h("tr", { cls: "agui-more-row" }, [
-      h("td", { attrs: { colspan: "2" } }, [h("span", { cls: "agui-clip-note", text: `… ${fmtInt(rest)} more ${what} hidden ` }), more]),
+      h("td", { attrs: { colspan: "2" } }, [
+        h("span", { cls: "agui-clip-note", text: `… ${fmtInt(rest)} more ${what} hidden ` }),
+        more,
+      ]),
     ]);
     more.addEventListener("click", () => {
       state.expanded.add(moreKey);

@@ -80,7 +80,6 @@ export function fmtInt(n) {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
-
 /** @param {string} base @param {string} key */
 export function joinPath(base, key) {
   return base ? `${base}.${key}` : key;

@@ -8,7 +8,15 @@ import { activityEntry } from "./activity.js";
 import { renderAudit } from "./audit.js";
 import { cardEntry } from "./card.js";
 import { h } from "./dom.js";
-import { assistantEntry, errorEntry, noticeEntry, reasoningEntry, toolEntry, unknownEntry, userEntry } from "./items.js";
+import {
+  assistantEntry,
+  errorEntry,
+  noticeEntry,
+  reasoningEntry,
+  toolEntry,
+  unknownEntry,
+  userEntry,
+} from "./items.js";
 import { createItemList } from "./list.js";
 import { runEndEntry } from "./runend.js";
 import { CSS } from "./styles.js";
@@ -193,8 +201,7 @@ export function render({ model, el }) {
     const count = model.get("audit_count");
     const total = typeof count === "number" && count > n ? count : n;
     auditBox.hidden = n === 0;
-    auditSummary.textContent =
-      total > n ? `Audit (${total}; the last ${n} shown, all in chat.audit)` : `Audit (${n})`;
+    auditSummary.textContent = total > n ? `Audit (${total}; the last ${n} shown, all in chat.audit)` : `Audit (${n})`;
     if (n > 0) renderAudit(a, auditBody, auditTree);
     else auditBody.replaceChildren();
   };

@@ -1,8 +1,8 @@
 // The A2UI cases the view and the Python side share (tests/fixtures/a2ui/dynamic_values.json):
 // the view is the reference, and this keeps it what the table says.
 import { describe, expect, it } from "vitest";
-import { resolve } from "../src/a2ui.js";
 import table from "../../tests/fixtures/a2ui/dynamic_values.json";
+import { resolve } from "../src/a2ui.js";
 
 describe("A2UI dynamic values, as the shared table says", () => {
   it("has cases", () => expect(table.cases.length).toBeGreaterThan(50));

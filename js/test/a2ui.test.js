@@ -1,6 +1,18 @@
 // a2ui.js: the A2UI v0.9 model without the DOM: messages, JSON Pointers, dynamic values, checks.
 import { describe, expect, it } from "vitest";
-import { absolute, applyMessage, callFunction, failedChecks, formatDate, formatString, getPointer, kindOf, newSurface, resolve, setPointer } from "../src/a2ui.js";
+import {
+  absolute,
+  applyMessage,
+  callFunction,
+  failedChecks,
+  formatDate,
+  formatString,
+  getPointer,
+  kindOf,
+  newSurface,
+  resolve,
+  setPointer,
+} from "../src/a2ui.js";
 
 /** @param {any} data @param {string} [scope] */
 const at = (data, scope = "/") => ({ data: () => data, scope });
@@ -15,10 +27,24 @@ describe("A2UI messages", () => {
 
   it("builds a surface: create, components (replaced by id), data upserts, delete", () => {
     const s = newSurface("f");
-    expect(applyMessage(s, { version: "v0.9", createSurface: { surfaceId: "f", catalogId: "c", sendDataModel: true, theme: { agentDisplayName: "Bank", primaryColor: "#f00" } } })).toBe("structure");
+    expect(
+      applyMessage(s, {
+        version: "v0.9",
+        createSurface: {
+          surfaceId: "f",
+          catalogId: "c",
+          sendDataModel: true,
+          theme: { agentDisplayName: "Bank", primaryColor: "#f00" },
+        },
+      }),
+    ).toBe("structure");
     expect([s.created, s.sendDataModel, s.agentName]).toEqual([true, true, "Bank"]);
-    applyMessage(s, { updateComponents: { surfaceId: "f", components: [{ id: "root", component: "Text", text: "a" }, { id: "x" }] } });
-    applyMessage(s, { updateComponents: { surfaceId: "f", components: [{ id: "root", component: "Text", text: "b" }] } });
+    applyMessage(s, {
+      updateComponents: { surfaceId: "f", components: [{ id: "root", component: "Text", text: "a" }, { id: "x" }] },
+    });
+    applyMessage(s, {
+      updateComponents: { surfaceId: "f", components: [{ id: "root", component: "Text", text: "b" }] },
+    });
     expect(s.components.get("root")?.text).toBe("b");
     expect(s.problems.join()).toContain("without a string id");
     expect(applyMessage(s, { updateDataModel: { surfaceId: "f", path: "/t/amount", value: 5 } })).toBe("data");
@@ -70,7 +96,9 @@ describe("dynamic values and functions", () => {
     expect(resolve({ path: "/user/name" }, at(data))).toBe("Ada");
     expect(resolve({ path: "n" }, at(data, "/list/0"))).toBe("a");
     expect(resolve({ who: { path: "/user/name" }, n: 1 }, at(data))).toEqual({ who: "Ada", n: 1 });
-    expect(resolve({ call: "formatString", args: { value: "Hi ${/user/name}, ${user/age} \\${x}" } }, at(data))).toBe("Hi Ada, 36 ${x}");
+    expect(resolve({ call: "formatString", args: { value: "Hi ${/user/name}, ${user/age} \\${x}" } }, at(data))).toBe(
+      "Hi Ada, 36 ${x}",
+    );
   });
 
   it("the basic catalog's checks", () => {

@@ -7,12 +7,30 @@ import { describe, expect, it } from "vitest";
 const SRC = resolve(import.meta.dirname, "../src");
 /** @type {Record<string, number>} */
 const RANK = {
-  types: 0, util: 0, dom: 0, ticker: 0, styles: 0, theme: 0,
-  tree: 1, schema: 1, a2ui: 1, image: 1,
-  forms: 2, diff: 2, audit: 2, "a2ui-components": 2, parts: 2,
-  editor: 3, items: 3,
-  activity: 4, surface: 4, section: 4, subagents: 4, runend: 4,
-  card: 5, list: 5,
+  types: 0,
+  util: 0,
+  dom: 0,
+  ticker: 0,
+  styles: 0,
+  theme: 0,
+  tree: 1,
+  schema: 1,
+  a2ui: 1,
+  image: 1,
+  forms: 2,
+  diff: 2,
+  audit: 2,
+  "a2ui-components": 2,
+  parts: 2,
+  editor: 3,
+  items: 3,
+  activity: 4,
+  surface: 4,
+  section: 4,
+  subagents: 4,
+  runend: 4,
+  card: 5,
+  list: 5,
   view: 6,
   index: 7,
 };
@@ -39,7 +57,8 @@ describe("the rooms of the front end", () => {
       for (const spec of room.imports) {
         const m = /^\.\/([a-z][a-z0-9-]*)\.js$/.exec(spec);
         if (!m) problems.push(`${room.name} imports ${spec} (only ./<room>.js: the bundle must work offline)`);
-        else if (!(RANK[m[1]] < RANK[room.name])) problems.push(`${room.name} (rank ${RANK[room.name]}) imports ${m[1]} (rank ${RANK[m[1]]})`);
+        else if (!(RANK[m[1]] < RANK[room.name]))
+          problems.push(`${room.name} (rank ${RANK[room.name]}) imports ${m[1]} (rank ${RANK[m[1]]})`);
       }
       // Types may point sideways (a JSDoc import has no run-time effect), but only inside js/src/.
       for (const spec of room.typeImports) {
@@ -60,7 +79,8 @@ describe("the rooms of the front end", () => {
   });
 
   it("never turn data into markup", () => {
-    const banned = /\.(?:innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|createContextualFragment|\beval\(|new Function\(/;
+    const banned =
+      /\.(?:innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|createContextualFragment|\beval\(|new Function\(/;
     expect(rooms.filter((r) => banned.test(r.text)).map((r) => r.name)).toEqual([]);
   });
 });

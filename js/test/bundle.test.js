@@ -62,14 +62,18 @@ describe("the bundle", () => {
       },
       bundle,
     );
-    const kinds = [...el.querySelectorAll(".agui-page > .agui-item")].map((n) => /** @type {HTMLElement} */ (n).dataset.kind);
+    const kinds = [...el.querySelectorAll(".agui-page > .agui-item")].map(
+      (n) => /** @type {HTMLElement} */ (n).dataset.kind,
+    );
     expect(kinds).toEqual(["user", "reasoning", "assistant", "tool", "card", "error", "notice", "mystery"]);
     expect(el.querySelector(".agui-status")?.textContent).toBe("waiting for your decision");
     expect(el.querySelector("style")?.textContent).toContain(".agui-chat");
     expect(el.querySelector(".agui-audit summary")?.textContent).toBe("Audit (1)");
     btn(el, "approve").click();
     btn(el, "approve").click();
-    expect(model.sent).toEqual([{ type: "decide", requestId: expect.any(String), card: "card-1", decisions: { "int-1": { action: "approve" } } }]);
+    expect(model.sent).toEqual([
+      { type: "decide", requestId: expect.any(String), card: "card-1", decisions: { "int-1": { action: "approve" } } },
+    ]);
     expect(el.querySelector(".agui-card")?.getAttribute("data-status")).toBe("sending");
     model.emitCustom({ type: "ack", requestId: model.sent[0].requestId, accepted: false, error: "busy" });
     expect(el.querySelector(".agui-ack-error")?.textContent).toBe("busy");

@@ -1,6 +1,6 @@
 // Approval cards: one decide message per decision, multi-interrupt cards, the lifecycle with Python.
 import { describe, expect, it } from "vitest";
-import { mount, toolInterrupt, card, btn, type } from "./helpers.js";
+import { btn, card, mount, toolInterrupt, type } from "./helpers.js";
 
 describe("single-interrupt decisions", () => {
   it("approve sends exactly one decide message with the contract's shape", () => {
@@ -26,7 +26,9 @@ describe("single-interrupt decisions", () => {
   });
 
   it("reject without a reason, and no reason box when canGiveReason is false", () => {
-    const { el, model } = mount({ items: [card({ interrupts: [toolInterrupt({ canGiveReason: false, canEdit: false })] })] });
+    const { el, model } = mount({
+      items: [card({ interrupts: [toolInterrupt({ canGiveReason: false, canEdit: false })] })],
+    });
     expect(el.querySelector("textarea.agui-reason")).toBeNull();
     expect(btn(el, "edit")).toBeNull();
     btn(el, "reject").click();
@@ -59,7 +61,10 @@ describe("single-interrupt decisions", () => {
     expect(box.parentElement?.textContent).toContain("Always allow transfer_money in this session");
     box.checked = true;
     btn(el, "approve").click();
-    expect(model.sent[0]).toMatchObject({ decisions: { "int-1": { action: "approve" } }, alwaysAllow: ["transfer_money"] });
+    expect(model.sent[0]).toMatchObject({
+      decisions: { "int-1": { action: "approve" } },
+      alwaysAllow: ["transfer_money"],
+    });
   });
 
   it("each message has a unique requestId", () => {
@@ -123,7 +128,10 @@ describe("multi-interrupt cards", () => {
         card({
           status: "done",
           interrupts: [toolInterrupt({ id: "i-a" }), toolInterrupt({ id: "i-b", toolName: "other" })],
-          decisions: { "i-a": { action: "reject", reason: "policy says no", args: null, payload: null }, "i-b": { action: "cancel", reason: null, args: null, payload: null } },
+          decisions: {
+            "i-a": { action: "reject", reason: "policy says no", args: null, payload: null },
+            "i-b": { action: "cancel", reason: null, args: null, payload: null },
+          },
           decidedBy: "policy: reject-all",
           note: "This kernel cannot wait in the cell; the run continues in the background.",
         }),
@@ -140,7 +148,13 @@ describe("multi-interrupt cards", () => {
 
   it("a done card says approved by you / edited arguments", () => {
     const { el } = mount({
-      items: [card({ status: "done", decisions: { "int-1": { action: "edit", reason: null, args: { amount: 5 }, payload: null } }, decidedBy: "you" })],
+      items: [
+        card({
+          status: "done",
+          decisions: { "int-1": { action: "edit", reason: null, args: { amount: 5 }, payload: null } },
+          decidedBy: "you",
+        }),
+      ],
     });
     const d = /** @type {HTMLElement} */ (el.querySelector(".agui-decision"));
     expect(d.textContent).toContain("approved with edited arguments by you");
@@ -151,7 +165,14 @@ describe("multi-interrupt cards", () => {
 describe("lifecycle with Python", () => {
   it("status failed shows the error and Retry, which sends retry once", () => {
     const { el, model } = mount({
-      items: [card({ status: "failed", decisions: { "int-1": { action: "approve" } }, decidedBy: "you", error: { title: "Resume failed", message: "HTTP 502 from the agent" } })],
+      items: [
+        card({
+          status: "failed",
+          decisions: { "int-1": { action: "approve" } },
+          decidedBy: "you",
+          error: { title: "Resume failed", message: "HTTP 502 from the agent" },
+        }),
+      ],
     });
     const c = /** @type {HTMLElement} */ (el.querySelector(".agui-card"));
     expect(c.dataset.status).toBe("failed");
@@ -202,7 +223,9 @@ describe("lifecycle with Python", () => {
   it("a rejected ack does not re-enable a card that is no longer pending", () => {
     const { el, model } = mount({ items: [card()] });
     btn(el, "approve").click();
-    model.set("items", [card({ status: "done", decisions: { "int-1": { action: "reject" } }, decidedBy: "policy: reject-all" })]);
+    model.set("items", [
+      card({ status: "done", decisions: { "int-1": { action: "reject" } }, decidedBy: "policy: reject-all" }),
+    ]);
     model.emitCustom({ type: "ack", requestId: model.sent[0].requestId, accepted: false, error: "already decided" });
     const c = /** @type {HTMLElement} */ (el.querySelector(".agui-card"));
     expect(c.dataset.status).toBe("done");
@@ -213,7 +236,11 @@ describe("lifecycle with Python", () => {
   it("a late click is told what happened, once, as a note and not as an error", () => {
     const { el, model } = mount({ items: [card()] });
     btn(el, "approve").click();
-    const done = card({ status: "done", decisions: { "int-1": { action: "cancel" } }, decidedBy: "timeout: cancel after 600 s" });
+    const done = card({
+      status: "done",
+      decisions: { "int-1": { action: "cancel" } },
+      decidedBy: "timeout: cancel after 600 s",
+    });
     model.set("items", [done]);
     const said = "Your Approve arrived after the timeout had cancelled; nothing was sent.";
     model.emitCustom({ type: "ack", requestId: model.sent[0].requestId, accepted: false, error: said, late: true });
@@ -241,9 +268,21 @@ describe("lifecycle with Python", () => {
     for (const v of [winner, loser]) v.model.set("items", [sending]);
     winner.model.emitCustom({ type: "ack", requestId: winner.model.sent[0].requestId, accepted: true });
     const said = "Your Reject arrived after another click had approved; only that decision was sent.";
-    loser.model.emitCustom({ type: "ack", requestId: loser.model.sent[0].requestId, accepted: false, error: said, late: true });
+    loser.model.emitCustom({
+      type: "ack",
+      requestId: loser.model.sent[0].requestId,
+      accepted: false,
+      error: said,
+      late: true,
+    });
     // Both views hear every ack of the one model: each takes only its own.
-    winner.model.emitCustom({ type: "ack", requestId: loser.model.sent[0].requestId, accepted: false, error: said, late: true });
+    winner.model.emitCustom({
+      type: "ack",
+      requestId: loser.model.sent[0].requestId,
+      accepted: false,
+      error: said,
+      late: true,
+    });
     const done = card({ status: "done", decisions: { "int-1": { action: "approve" } }, decidedBy: "you" });
     for (const v of [winner, loser]) v.model.set("items", [done]);
     const note = (/** @type {HTMLElement} */ root) => /** @type {HTMLElement} */ (root.querySelector(".agui-late"));
@@ -261,14 +300,18 @@ describe("lifecycle with Python", () => {
     btn(el, "approve").click();
     model.set("items", [card({ status: "done", decisions: { "int-1": { action: "approve" } }, decidedBy: "you" })]);
     model.emitCustom({ type: "ack", requestId: model.sent[0].requestId, accepted: false, error: "already done" });
-    expect(el.querySelector(".agui-late")?.textContent).toBe("Your click arrived after this card was decided (already done); nothing was sent.");
+    expect(el.querySelector(".agui-late")?.textContent).toBe(
+      "Your click arrived after this card was decided (already done); nothing was sent.",
+    );
     expect(/** @type {HTMLElement} */ (el.querySelector(".agui-ack-error")).hidden).toBe(true);
   });
 
   it("a card asking again (re-issued) drops the earlier late note", () => {
     const { el, model } = mount({ items: [card()] });
     btn(el, "approve").click();
-    model.set("items", [card({ status: "done", decisions: { "int-1": { action: "cancel" } }, decidedBy: "policy: x" })]);
+    model.set("items", [
+      card({ status: "done", decisions: { "int-1": { action: "cancel" } }, decidedBy: "policy: x" }),
+    ]);
     model.emitCustom({ type: "ack", requestId: model.sent[0].requestId, accepted: false, error: "late", late: true });
     expect(/** @type {HTMLElement} */ (el.querySelector(".agui-late")).hidden).toBe(false);
     model.set("items", [card({ interrupts: [toolInterrupt({ id: "int-2", reissued: true })] })]);
@@ -300,14 +343,28 @@ describe("lifecycle with Python", () => {
 describe("who decided and several approvers (Python writes the words)", () => {
   it("a done card's status line shows Python's verdict: Approved by NAME", () => {
     const { el } = mount({
-      items: [card({ status: "done", decisions: { "int-1": { action: "approve" } }, decidedBy: "Ada Lovelace", verdict: "Approved by Ada Lovelace" })],
+      items: [
+        card({
+          status: "done",
+          decisions: { "int-1": { action: "approve" } },
+          decidedBy: "Ada Lovelace",
+          verdict: "Approved by Ada Lovelace",
+        }),
+      ],
     });
     expect(el.querySelector(".agui-card-status")?.textContent).toBe("Approved by Ada Lovelace");
     expect(el.querySelector(".agui-decision")?.textContent).toContain("approved by Ada Lovelace");
   });
 
   it("a pending card shows the count, and an approval counted while more are needed leaves it clickable", () => {
-    const approvals = { count: 1, needed: 2, names: ["Ada"], text: "1 of 2 approvals: Ada", missing: "one more approval is needed", edited: false };
+    const approvals = {
+      count: 1,
+      needed: 2,
+      names: ["Ada"],
+      text: "1 of 2 approvals: Ada",
+      missing: "one more approval is needed",
+      edited: false,
+    };
     const { el, model } = mount({ items: [card()] });
     const c = /** @type {HTMLElement} */ (el.querySelector(".agui-card"));
     btn(c, "approve").click();
@@ -315,13 +372,22 @@ describe("who decided and several approvers (Python writes the words)", () => {
     model.emitCustom({ type: "ack", requestId: model.sent[0].requestId, accepted: true, waiting: true });
     model.set("items", [card({ approvals })]);
     expect(c.dataset.status).toBe("pending");
-    expect(c.querySelector(".agui-card-status")?.textContent).toBe("1 of 2 approvals: Ada; one more approval is needed");
+    expect(c.querySelector(".agui-card-status")?.textContent).toBe(
+      "1 of 2 approvals: Ada; one more approval is needed",
+    );
     expect(btn(c, "approve").disabled).toBe(false);
   });
 
   it("text from the kernel is shown as text, never as HTML", () => {
     const { el } = mount({
-      items: [card({ status: "done", decisions: { "int-1": { action: "approve" } }, decidedBy: "x", verdict: "Approved by <img src=x onerror=alert(1)>" })],
+      items: [
+        card({
+          status: "done",
+          decisions: { "int-1": { action: "approve" } },
+          decidedBy: "x",
+          verdict: "Approved by <img src=x onerror=alert(1)>",
+        }),
+      ],
     });
     expect(el.querySelector(".agui-card-status img")).toBeNull();
     expect(el.querySelector(".agui-card-status")?.textContent).toContain("<img");

@@ -6,7 +6,12 @@ describe("diffValues", () => {
   it("lists changed, added and removed keys by path, objects key by key", () => {
     /** @type {any[]} */
     const out = [];
-    diffValues({ a: 1, b: { c: 2, d: 3 }, list: [1, 2], gone: true }, { a: 1, b: { c: 5, e: 4 }, list: [1, 3], added: null }, "", out);
+    diffValues(
+      { a: 1, b: { c: 2, d: 3 }, list: [1, 2], gone: true },
+      { a: 1, b: { c: 5, e: 4 }, list: [1, 3], added: null },
+      "",
+      out,
+    );
     expect(out).toEqual([
       { path: "b.c", kind: "changed", before: 2, after: 5 },
       { path: "b.d", kind: "removed", before: 3, after: undefined },

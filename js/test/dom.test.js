@@ -21,7 +21,19 @@ describe("h", () => {
   });
 
   it("refuses attributes through which data could act", () => {
-    for (const name of ["onclick", "ONload", "href", "src", "style", "action", "formaction", "xlink:href", "srcdoc", "background", "poster"]) {
+    for (const name of [
+      "onclick",
+      "ONload",
+      "href",
+      "src",
+      "style",
+      "action",
+      "formaction",
+      "xlink:href",
+      "srcdoc",
+      "background",
+      "poster",
+    ]) {
       expect(() => h("div", { attrs: { [name]: "x" } })).toThrow(/refusing/);
       expect(() => setAttr(document.createElement("div"), name, "x")).toThrow(/refusing/);
     }

@@ -1,6 +1,6 @@
 // Editing arguments: the generated form, validation, the diff, the edited arguments sent.
 import { describe, expect, it } from "vitest";
-import { mount, toolInterrupt, card, btn, type, fieldInput, fieldInputOrJson } from "./helpers.js";
+import { btn, card, fieldInput, fieldInputOrJson, mount, toolInterrupt, type } from "./helpers.js";
 
 const transferSchema = {
   type: "object",
@@ -22,7 +22,17 @@ describe("editing arguments", () => {
     card({
       interrupts: [
         toolInterrupt({
-          args: { amount: 100, to: "Alice", currency: "EUR", when: "2025-01-31", urgent: false, count: 1, bank: { iban: "DE00" }, memo: "rent", extra: [1, 2] },
+          args: {
+            amount: 100,
+            to: "Alice",
+            currency: "EUR",
+            when: "2025-01-31",
+            urgent: false,
+            count: 1,
+            bank: { iban: "DE00" },
+            memo: "rent",
+            extra: [1, 2],
+          },
           argsSchema: transferSchema,
         }),
       ],
@@ -71,7 +81,17 @@ describe("editing arguments", () => {
     expect(model.sent[0].decisions).toEqual({
       "int-1": {
         action: "edit",
-        args: { amount: 250.5, to: "Alice", currency: "USD", when: "2025-02-01", urgent: true, count: 1, bank: { iban: "DE00", bic: "XYZ" }, memo: "rent", extra: [1, 2] },
+        args: {
+          amount: 250.5,
+          to: "Alice",
+          currency: "USD",
+          when: "2025-02-01",
+          urgent: true,
+          count: 1,
+          bank: { iban: "DE00", bic: "XYZ" },
+          memo: "rent",
+          extra: [1, 2],
+        },
       },
     });
   });
@@ -102,7 +122,9 @@ describe("editing arguments", () => {
     expect(errors.textContent).toContain("count must be an integer");
     expect(errors.textContent).toContain("amount must be at least 0");
     expect(errors.textContent).toContain("bank.iban is required");
-    expect(form.querySelector('.agui-field[data-path="bank.iban"] .agui-field-error')?.textContent).toContain("required");
+    expect(form.querySelector('.agui-field[data-path="bank.iban"] .agui-field-error')?.textContent).toContain(
+      "required",
+    );
 
     type(fieldInput(form, "amount"), "3");
     type(fieldInput(form, "count"), "2");
@@ -114,7 +136,9 @@ describe("editing arguments", () => {
 
   it("reports a required field that the agent left out", () => {
     const args = { amount: 1, to: "x" }; // memo missing
-    const { el, model } = mount({ items: [card({ interrupts: [toolInterrupt({ args, argsSchema: transferSchema })] })] });
+    const { el, model } = mount({
+      items: [card({ interrupts: [toolInterrupt({ args, argsSchema: transferSchema })] })],
+    });
     btn(el, "edit").click();
     btn(el, "edit-send").click();
     expect(model.sent).toHaveLength(0);
@@ -139,15 +163,22 @@ describe("editing arguments", () => {
     expect(el.querySelector(".agui-form-errors")?.textContent).toContain("must be a JSON object");
     type(area, '{"amount": 7, "to": "Alice", "meta": {"note": "rent", "tags": ["a"]}}');
     const rows = [...el.querySelectorAll(".agui-diff-row")].map((r) => r.textContent);
-    expect(rows).toEqual(['amount: 100 → 7', 'meta.tags: ["a","b"] → ["a"]']);
+    expect(rows).toEqual(["amount: 100 → 7", 'meta.tags: ["a","b"] → ["a"]']);
     btn(el, "edit-send").click();
     expect(model.sent).toHaveLength(1);
-    expect(model.sent[0].decisions["int-1"]).toEqual({ action: "edit", args: { amount: 7, to: "Alice", meta: { note: "rent", tags: ["a"] } } });
+    expect(model.sent[0].decisions["int-1"]).toEqual({
+      action: "edit",
+      args: { amount: 7, to: "Alice", meta: { note: "rent", tags: ["a"] } },
+    });
   });
 
   it("on a multi card, an edit is recorded and sent with the others", () => {
     const { el, model } = mount({
-      items: [card({ interrupts: [toolInterrupt({ id: "x" }), toolInterrupt({ id: "y", toolName: "other", canEdit: false })] })],
+      items: [
+        card({
+          interrupts: [toolInterrupt({ id: "x" }), toolInterrupt({ id: "y", toolName: "other", canEdit: false })],
+        }),
+      ],
     });
     const [x, y] = [...el.querySelectorAll(".agui-interrupt")];
     btn(x, "edit").click();

@@ -1,7 +1,7 @@
 // Answer forms generated from responseSchema, and free answers.
 import { describe, expect, it } from "vitest";
 import { buildField } from "../src/forms.js";
-import { mount, toolInterrupt, card, btn, type, fieldInput } from "./helpers.js";
+import { btn, card, fieldInput, mount, toolInterrupt, type } from "./helpers.js";
 
 describe("answer forms", () => {
   const responseSchema = {
@@ -20,7 +20,16 @@ describe("answer forms", () => {
   const formCard = () =>
     card({
       interrupts: [
-        toolInterrupt({ id: "q1", reason: "input_required", toolName: null, args: null, mode: "form", canEdit: false, responseSchema, message: "Tell us about you" }),
+        toolInterrupt({
+          id: "q1",
+          reason: "input_required",
+          toolName: null,
+          args: null,
+          mode: "form",
+          canEdit: false,
+          responseSchema,
+          message: "Tell us about you",
+        }),
       ],
     });
 
@@ -53,7 +62,18 @@ describe("answer forms", () => {
       requestId: expect.any(String),
       card: "card-1",
       decisions: {
-        q1: { action: "answer", payload: { name: "Ada", height: 1.7, age: 36, subscribe: true, color: "green", birthday: "1815-12-10", address: { city: "London" } } },
+        q1: {
+          action: "answer",
+          payload: {
+            name: "Ada",
+            height: 1.7,
+            age: 36,
+            subscribe: true,
+            color: "green",
+            birthday: "1815-12-10",
+            address: { city: "London" },
+          },
+        },
       },
     });
   });
@@ -61,7 +81,13 @@ describe("answer forms", () => {
   it("a form with a non-object schema answers with a bare value; Cancel works", () => {
     const schema = { type: "boolean", title: "Proceed?" };
     const { el, model } = mount({
-      items: [card({ interrupts: [toolInterrupt({ id: "q", reason: "confirmation", toolName: null, mode: "form", responseSchema: schema })] })],
+      items: [
+        card({
+          interrupts: [
+            toolInterrupt({ id: "q", reason: "confirmation", toolName: null, mode: "form", responseSchema: schema }),
+          ],
+        }),
+      ],
     });
     const box = /** @type {HTMLInputElement} */ (el.querySelector(".agui-answer-form .agui-checkbox"));
     box.checked = true;
@@ -70,7 +96,13 @@ describe("answer forms", () => {
     expect(model.sent[0].decisions).toEqual({ q: { action: "answer", payload: true } });
 
     const second = mount({
-      items: [card({ interrupts: [toolInterrupt({ id: "q", reason: "confirmation", toolName: null, mode: "form", responseSchema: schema })] })],
+      items: [
+        card({
+          interrupts: [
+            toolInterrupt({ id: "q", reason: "confirmation", toolName: null, mode: "form", responseSchema: schema }),
+          ],
+        }),
+      ],
     });
     btn(second.el, "cancel").click();
     expect(second.model.sent[0].decisions).toEqual({ q: { action: "cancel" } });
@@ -78,7 +110,20 @@ describe("answer forms", () => {
 
   it("free mode answers with the typed string and refuses an empty answer", () => {
     const { el, model } = mount({
-      items: [card({ interrupts: [toolInterrupt({ id: "f", reason: "weird_reason", toolName: null, args: null, mode: "free", message: "What next?" })] })],
+      items: [
+        card({
+          interrupts: [
+            toolInterrupt({
+              id: "f",
+              reason: "weird_reason",
+              toolName: null,
+              args: null,
+              mode: "free",
+              message: "What next?",
+            }),
+          ],
+        }),
+      ],
     });
     expect(el.querySelector(".agui-interrupt")?.textContent).toContain("What next?");
     expect(el.querySelector(".agui-interrupt")?.textContent).toContain("weird_reason");
@@ -87,7 +132,14 @@ describe("answer forms", () => {
     expect(el.querySelector(".agui-interrupt .agui-error:not([hidden])")?.textContent).toContain("Type an answer");
     type(/** @type {HTMLTextAreaElement} */ (el.querySelector("textarea.agui-free")), "Go on\nplease");
     btn(el, "answer").click();
-    expect(model.sent).toEqual([{ type: "decide", requestId: expect.any(String), card: "card-1", decisions: { f: { action: "answer", payload: "Go on\nplease" } } }]);
+    expect(model.sent).toEqual([
+      {
+        type: "decide",
+        requestId: expect.any(String),
+        card: "card-1",
+        decisions: { f: { action: "answer", payload: "Go on\nplease" } },
+      },
+    ]);
     expect(btn(el, "cancel").disabled).toBe(true);
   });
 });

@@ -99,7 +99,8 @@ const card = (over = {}) => ({
 /** @param {ParentNode} root @param {string} action */
 const btn = (root, action) => /** @type {HTMLButtonElement} */ (root.querySelector(`button[data-action="${action}"]`));
 /** @param {ParentNode} root @param {string} action */
-const btns = (root, action) => /** @type {HTMLButtonElement[]} */ ([...root.querySelectorAll(`button[data-action="${action}"]`)]);
+const btns = (root, action) =>
+  /** @type {HTMLButtonElement[]} */ ([...root.querySelectorAll(`button[data-action="${action}"]`)]);
 /** @param {HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement} input @param {string} value */
 function type(input, value) {
   input.value = value;
@@ -108,7 +109,9 @@ function type(input, value) {
 }
 /** @param {ParentNode} root @param {string} path */
 const fieldInput = (root, path) =>
-  /** @type {HTMLInputElement} */ (root.querySelector(`.agui-field[data-path="${path}"] .agui-input, .agui-field[data-path="${path}"] .agui-checkbox`));
+  /** @type {HTMLInputElement} */ (
+    root.querySelector(`.agui-field[data-path="${path}"] .agui-input, .agui-field[data-path="${path}"] .agui-checkbox`)
+  );
 /** @param {HTMLElement} el */
 const visibleText = (el) => el.textContent ?? "";
 
@@ -120,4 +123,4 @@ function fieldInputOrJson(root) {
 /** A 1x1 PNG, base64. */
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
-export { PNG, fakeModel, mount, toolInterrupt, card, btn, btns, type, fieldInput, visibleText, fieldInputOrJson };
+export { btn, btns, card, fakeModel, fieldInput, fieldInputOrJson, mount, PNG, toolInterrupt, type, visibleText };

@@ -1,6 +1,6 @@
 // image.js: an <img> only from strict base64 of an allow-listed raster type that starts like one.
 import { describe, expect, it } from "vitest";
-import { IMAGE_TYPES, MAX_IMAGE_CHARS, imageProblem, inlineImage, isStrictBase64 } from "../src/image.js";
+import { IMAGE_TYPES, imageProblem, inlineImage, isStrictBase64, MAX_IMAGE_CHARS } from "../src/image.js";
 import { PNG } from "./helpers.js";
 
 const GIF = "R0lGODlhAQABAAAAACw=";
@@ -11,7 +11,20 @@ const SVG = btoa('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>');
 describe("strict base64", () => {
   it("accepts the padded standard alphabet only", () => {
     for (const ok of ["AAAA", "AA==", "AAA=", PNG, "+/+/"]) expect(isStrictBase64(ok)).toBe(true);
-    for (const bad of ["", "AAA", "AA AA", "AAAA\n", "A===", "=AAA", "-_-_", "AA=A", "data:image/png;base64,AAAA", null, 42, ["AAAA"]]) {
+    for (const bad of [
+      "",
+      "AAA",
+      "AA AA",
+      "AAAA\n",
+      "A===",
+      "=AAA",
+      "-_-_",
+      "AA=A",
+      "data:image/png;base64,AAAA",
+      null,
+      42,
+      ["AAAA"],
+    ]) {
       expect(isStrictBase64(bad)).toBe(false);
     }
   });
@@ -19,7 +32,12 @@ describe("strict base64", () => {
 
 describe("inline images", () => {
   it("draws each allowed type from its own bytes, building the data: URL itself", () => {
-    const samples = /** @type {Record<string, string>} */ ({ "image/png": PNG, "image/gif": GIF, "image/jpeg": JPEG, "image/webp": WEBP });
+    const samples = /** @type {Record<string, string>} */ ({
+      "image/png": PNG,
+      "image/gif": GIF,
+      "image/jpeg": JPEG,
+      "image/webp": WEBP,
+    });
     expect(Object.keys(samples).sort()).toEqual([...IMAGE_TYPES].sort());
     for (const [mime, data] of Object.entries(samples)) {
       expect(imageProblem(mime, data)).toBeNull();

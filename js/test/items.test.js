@@ -1,6 +1,15 @@
 // items.js: the plain entries update their own node in place and show every field as text.
 import { describe, expect, it } from "vitest";
-import { assistantEntry, errorEntry, itemShell, noticeEntry, reasoningEntry, toolEntry, unknownEntry, userEntry } from "../src/items.js";
+import {
+  assistantEntry,
+  errorEntry,
+  itemShell,
+  noticeEntry,
+  reasoningEntry,
+  toolEntry,
+  unknownEntry,
+  userEntry,
+} from "../src/items.js";
 
 describe("entries", () => {
   it("an item shell carries kind and id", () => {
@@ -46,16 +55,39 @@ describe("entries", () => {
   });
 
   it("a JSON-encoded result (resultValue) shows as a value tree, not a quoted string", () => {
-    const t = toolEntry({ id: "t", name: "lookup", args: {}, argsText: "{}", result: '{"balance": 1200}', resultValue: { balance: 1200 }, status: "done" });
+    const t = toolEntry({
+      id: "t",
+      name: "lookup",
+      args: {},
+      argsText: "{}",
+      result: '{"balance": 1200}',
+      resultValue: { balance: 1200 },
+      status: "done",
+    });
     expect(t.node.querySelector(".agui-result th")?.textContent).toBe("balance");
     expect(t.node.querySelector(".agui-result")?.textContent).not.toContain('{"balance"');
-    t.update({ id: "t", name: "lookup", args: {}, argsText: "{}", result: "plain", resultValue: "plain", status: "done" });
+    t.update({
+      id: "t",
+      name: "lookup",
+      args: {},
+      argsText: "{}",
+      result: "plain",
+      resultValue: "plain",
+      status: "done",
+    });
     expect(t.node.querySelector(".agui-result th")).toBeNull();
     expect(t.node.querySelector(".agui-result")?.textContent).toContain("plain");
   });
 
   it("a tool shows its status, arguments as they stream, then the parsed arguments and the result", () => {
-    const t = toolEntry({ id: "t", name: "lookup", args: null, argsText: '{"q": "re', result: null, status: "streaming" });
+    const t = toolEntry({
+      id: "t",
+      name: "lookup",
+      args: null,
+      argsText: '{"q": "re',
+      result: null,
+      status: "streaming",
+    });
     expect(t.node.dataset.status).toBe("streaming");
     expect(t.node.querySelector(".agui-badge")?.textContent).toBe("receiving arguments…");
     expect(t.node.querySelector(".agui-args-text")?.textContent).toBe('{"q": "re');

@@ -3,7 +3,7 @@
 // list redrawn through random changes draws what a fresh list of the same items draws.
 import { describe, expect, it } from "vitest";
 import { assistantEntry, noticeEntry, userEntry } from "../src/items.js";
-import { PAGE_ITEMS, createItemList } from "../src/list.js";
+import { createItemList, PAGE_ITEMS } from "../src/list.js";
 import { subagentEntry } from "../src/subagents.js";
 
 /** @param {string} kind @param {any} item */
@@ -66,14 +66,23 @@ describe("the item list", () => {
       };
       return entry;
     });
-    let items = Array.from({ length: 3 * PAGE_ITEMS + 5 }, (_, n) => ({ kind: "assistant", id: `a${n}`, text: `${n}` }));
+    let items = Array.from({ length: 3 * PAGE_ITEMS + 5 }, (_, n) => ({
+      kind: "assistant",
+      id: `a${n}`,
+      text: `${n}`,
+    }));
     list.draw(items);
     const moves = /** @type {MutationRecord[]} */ ([]);
     const observer = new MutationObserver((records) => moves.push(...records));
-    for (const page of [...el.children].slice(0, 3)) observer.observe(page, { childList: true, subtree: true, characterData: true });
+    for (const page of [...el.children].slice(0, 3))
+      observer.observe(page, { childList: true, subtree: true, characterData: true });
     // The kernel resends the last page: its items are new objects, the others the same ones.
     const last = 3 * PAGE_ITEMS;
-    items = [...items.slice(0, last), ...items.slice(last).map((it) => ({ ...it })), { kind: "assistant", id: "new", text: "new" }];
+    items = [
+      ...items.slice(0, last),
+      ...items.slice(last).map((it) => ({ ...it })),
+      { kind: "assistant", id: "new", text: "new" },
+    ];
     list.draw(items);
     observer.disconnect();
     expect(moves).toEqual([]);
@@ -85,7 +94,14 @@ describe("the item list", () => {
     const { el, list } = fresh();
     const member = { kind: "assistant", id: "m", text: "member", subagent: "S" };
     const filler = Array.from({ length: PAGE_ITEMS + 8 }, (_, n) => ({ kind: "user", id: `u${n}`, text: `${n}` }));
-    const group = { kind: "subagent", id: "subagent:S", subagentRunId: "S", name: "s", status: "running", subagent: null };
+    const group = {
+      kind: "subagent",
+      id: "subagent:S",
+      subagentRunId: "S",
+      name: "s",
+      status: "running",
+      subagent: null,
+    };
     list.draw([member, ...filler, group]);
     expect(el.querySelector(".agui-subagent-items")?.firstElementChild?.getAttribute("data-item-id")).toBe("m");
     list.draw([member, ...filler]);
@@ -104,7 +120,15 @@ describe("the item list", () => {
     const make = () => {
       const r = next();
       const n = counter++;
-      if (r < 0.06) return { kind: "subagent", id: `subagent:S${n % 5}`, subagentRunId: `S${n % 5}`, name: `s${n % 5}`, status: "running", subagent: null };
+      if (r < 0.06)
+        return {
+          kind: "subagent",
+          id: `subagent:S${n % 5}`,
+          subagentRunId: `S${n % 5}`,
+          name: `s${n % 5}`,
+          status: "running",
+          subagent: null,
+        };
       if (r < 0.14) return { kind: "assistant", id: `m${n}`, text: `member ${n}`, subagent: `S${n % 5}` };
       if (r < 0.2) return { kind: "notice", text: `no id ${n}` }; // keyed by its place
       if (r < 0.25 && items.length) return { ...items[Math.floor(next() * items.length)], text: `same id ${n}` }; // a repeated key

@@ -24,7 +24,11 @@ describe("validate", () => {
   it("accepts a valid value", () => {
     const schema = {
       type: "object",
-      properties: { n: { type: "integer", minimum: 1 }, s: { type: "string", pattern: "^a" }, d: { type: "string", format: "date" } },
+      properties: {
+        n: { type: "integer", minimum: 1 },
+        s: { type: "string", pattern: "^a" },
+        d: { type: "string", format: "date" },
+      },
       required: ["n"],
       additionalProperties: false,
     };
@@ -35,7 +39,9 @@ describe("validate", () => {
     expect(problems(3, { enum: [1, 2] })).toEqual([{ path: "", message: "the value must be one of 1, 2" }]);
     expect(problems("x", { const: "y" })[0].message).toBe('the value must be "y"');
     expect(problems(1.5, { type: "integer" })[0].message).toBe("the value must be an integer (it is a number)");
-    expect(problems([], { type: ["object", "null"] })[0].message).toBe("the value must be an object or a null (it is an array)");
+    expect(problems([], { type: ["object", "null"] })[0].message).toBe(
+      "the value must be an object or a null (it is an array)",
+    );
     expect(problems("😀😀", { minLength: 3 })[0].message).toBe("the value must have at least 3 characters"); // code points
     expect(problems("2023-02-29", { format: "date" })[0].message).toBe("the value must be a date (YYYY-MM-DD)");
     expect(problems("b", { pattern: "^a" })[0].message).toBe("the value must match the pattern ^a");
@@ -47,7 +53,10 @@ describe("validate", () => {
   it("follows properties, additionalProperties and items with key paths", () => {
     const schema = {
       type: "object",
-      properties: { bank: { type: "object", properties: { iban: { type: "string" } }, required: ["iban"] }, tags: { items: { type: "string" } } },
+      properties: {
+        bank: { type: "object", properties: { iban: { type: "string" } }, required: ["iban"] },
+        tags: { items: { type: "string" } },
+      },
       additionalProperties: false,
     };
     expect(problems({ bank: {}, tags: ["a", 1], extra: true }, schema)).toEqual([
@@ -55,6 +64,8 @@ describe("validate", () => {
       { path: "tags[1]", message: "tags[1] must be a string (it is an integer)" },
       { path: "extra", message: "extra is not an allowed field" },
     ]);
-    expect(problems({ a: 1 }, { additionalProperties: { type: "string" } })).toEqual([{ path: "a", message: "a must be a string (it is an integer)" }]);
+    expect(problems({ a: 1 }, { additionalProperties: { type: "string" } })).toEqual([
+      { path: "a", message: "a must be a string (it is an integer)" },
+    ]);
   });
 });

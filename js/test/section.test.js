@@ -25,7 +25,11 @@ describe("buildSection", () => {
   it("reports clicks to its card and shows a recorded decision", () => {
     /** @type {any[]} */
     const chosen = [];
-    const ctx = { isMulti: () => false, refresh: () => {}, choose: (/** @type {any} */ s, /** @type {any} */ d) => chosen.push([s.id, d]) };
+    const ctx = {
+      isMulti: () => false,
+      refresh: () => {},
+      choose: (/** @type {any} */ s, /** @type {any} */ d) => chosen.push([s.id, d]),
+    };
     const s = buildSection({ id: "i", toolName: "t", args: { a: 1 }, canEdit: false, canGiveReason: false }, ctx);
     expect(s.node.dataset.mode).toBe("tool");
     expect(s.node.getAttribute("aria-label")).toBe("Decision: t");
@@ -52,21 +56,47 @@ describe("buildSection", () => {
     expect(subagentLabel({ subagentRunId: "sub-1", subagentName: "payments" })).toBe("payments");
     expect(subagentLabel({ subagentRunId: "sub-1", subagentName: null })).toBe("sub-1");
     expect(subagentLabel({ subagentRunId: null, subagentName: "payments" })).toBe("");
-    const named = buildSection({ id: "i", toolName: "t", subagentRunId: "sub-1", subagentName: "<b>payments</b>" }, ctx);
+    const named = buildSection(
+      { id: "i", toolName: "t", subagentRunId: "sub-1", subagentName: "<b>payments</b>" },
+      ctx,
+    );
     expect(named.node.querySelector(".agui-asked-by")?.textContent).toBe("Asked by subagent <b>payments</b>");
     expect(named.node.querySelector("b")).toBeNull();
-    expect(buildSection({ id: "i", toolName: "t", subagentRunId: "sub-1" }, ctx).node.querySelector(".agui-asked-by")?.textContent).toBe("Asked by subagent sub-1");
+    expect(
+      buildSection({ id: "i", toolName: "t", subagentRunId: "sub-1" }, ctx).node.querySelector(".agui-asked-by")
+        ?.textContent,
+    ).toBe("Asked by subagent sub-1");
     expect(buildSection({ id: "i", toolName: "t" }, ctx).node.querySelector(".agui-asked-by")).toBeNull();
   });
 
   it("a form or a free answer shows what it is about: the call's arguments, or what is under review", () => {
     // CrewAI's named outcomes about a tool call: a string enum form, with the call's arguments.
-    const form = buildSection({ id: "i", mode: "form", toolName: "transfer_money", args: { amount: 100 }, responseSchema: { type: "string", enum: ["approved", "rejected"] }, message: "Approve this call?" }, ctx);
+    const form = buildSection(
+      {
+        id: "i",
+        mode: "form",
+        toolName: "transfer_money",
+        args: { amount: 100 },
+        responseSchema: { type: "string", enum: ["approved", "rejected"] },
+        message: "Approve this call?",
+      },
+      ctx,
+    );
     expect(form.node.dataset.mode).toBe("form");
     expect(form.node.querySelector(".agui-args .agui-label")?.textContent).toBe("Arguments");
     expect(form.node.querySelector(".agui-args th")?.textContent).toBe("amount");
     // A CrewAI step's output under review (no tool): a free answer, with the output shown.
-    const free = buildSection({ id: "j", mode: "free", reason: "crewai:human_feedback", args: null, review: { draft: "Dear customer, <script>" }, message: "Review this draft" }, ctx);
+    const free = buildSection(
+      {
+        id: "j",
+        mode: "free",
+        reason: "crewai:human_feedback",
+        args: null,
+        review: { draft: "Dear customer, <script>" },
+        message: "Review this draft",
+      },
+      ctx,
+    );
     expect(free.node.querySelector(".agui-args")).toBeNull();
     expect(free.node.querySelector(".agui-review .agui-label")?.textContent).toBe("Under review");
     expect(free.node.querySelector(".agui-review")?.textContent).toContain("Dear customer, <script>");

@@ -5,20 +5,49 @@ import { arrange, placeEntries, subagentEntry } from "../src/subagents.js";
 import { card, mount, toolInterrupt } from "./helpers.js";
 
 const group = (/** @type {string} */ id, /** @type {any} */ over = {}) => ({
-  kind: "subagent", id: `subagent:${id}`, subagentRunId: id, name: null, description: null,
-  parentSubagentRunId: null, parentToolCallId: null, status: "running", error: null, subagent: null, ...over,
+  kind: "subagent",
+  id: `subagent:${id}`,
+  subagentRunId: id,
+  name: null,
+  description: null,
+  parentSubagentRunId: null,
+  parentToolCallId: null,
+  status: "running",
+  error: null,
+  subagent: null,
+  ...over,
 });
-const say = (/** @type {string} */ id, /** @type {string} */ text, /** @type {string | null} */ subagent) => ({ kind: "assistant", id, text, streaming: false, subagent });
+const say = (/** @type {string} */ id, /** @type {string} */ text, /** @type {string | null} */ subagent) => ({
+  kind: "assistant",
+  id,
+  text,
+  streaming: false,
+  subagent,
+});
 const tool = (/** @type {string} */ id, /** @type {string} */ name, /** @type {string | null} */ subagent) => ({
-  kind: "tool", id: `tool:${id}`, name, args: {}, argsText: "", result: null, resultValue: null, resultParts: null, status: "called", subagent, encrypted: false,
+  kind: "tool",
+  id: `tool:${id}`,
+  name,
+  args: {},
+  argsText: "",
+  result: null,
+  resultValue: null,
+  resultParts: null,
+  status: "called",
+  subagent,
+  encrypted: false,
 });
 
 /** @param {Element | null | undefined} box */
 const ids = (box) => [...(box?.children ?? [])].map((n) => /** @type {HTMLElement} */ (n).dataset.itemId);
 /** The list's top-level items, page after page. @param {Element} el */
-const topIds = (el) => [...el.querySelectorAll(".agui-items > .agui-page > .agui-item")].map((n) => /** @type {HTMLElement} */ (n).dataset.itemId);
+const topIds = (el) =>
+  [...el.querySelectorAll(".agui-items > .agui-page > .agui-item")].map(
+    (n) => /** @type {HTMLElement} */ (n).dataset.itemId,
+  );
 /** @param {Element} el @param {string} id */
-const groupBox = (el, id) => /** @type {HTMLElement} */ (el.querySelector(`.agui-subagent[data-item-id="subagent:${id}"]`));
+const groupBox = (el, id) =>
+  /** @type {HTMLElement} */ (el.querySelector(`.agui-subagent[data-item-id="subagent:${id}"]`));
 /** @param {Element} el @param {string} id */
 const members = (el, id) => ids(groupBox(el, id).querySelector(".agui-subagent-items"));
 
@@ -46,7 +75,9 @@ describe("subagent groups in the view", () => {
     const a = groupBox(el, "A");
     const details = /** @type {HTMLDetailsElement} */ (a.querySelector("details"));
     expect(details.open).toBe(true);
-    expect(a.querySelector("summary")?.textContent).toBe("Subagent payments running… · The payments specialist · 4 items");
+    expect(a.querySelector("summary")?.textContent).toBe(
+      "Subagent payments running… · The payments specialist · 4 items",
+    );
     expect(a.querySelector(".agui-subagent-parent")?.textContent).toBe("Started by the tool call delegate (call-1)");
     expect(a.querySelectorAll("a").length).toBe(0);
     expect(groupBox(el, "C").querySelector(".agui-subagent-parent")?.hidden).toBe(true);
@@ -63,11 +94,19 @@ describe("subagent groups in the view", () => {
     expect(details.open).toBe(false);
     expect(a.dataset.status).toBe("suspended");
     expect(badge()?.textContent).toBe("suspended: waiting for an answer");
-    model.set("items", [group("A", { name: "payments", status: "done" }), say("a1", "one", "A"), say("a2", "two", "A"), card({ status: "done" })]);
+    model.set("items", [
+      group("A", { name: "payments", status: "done" }),
+      say("a1", "one", "A"),
+      say("a2", "two", "A"),
+      card({ status: "done" }),
+    ]);
     expect(badge()?.textContent).toBe("done");
     expect(members(el, "A")).toEqual(["a1", "a2"]);
     expect(a.querySelector(".agui-subagent-count")?.textContent).toBe(" · 2 items");
-    model.set("items", [group("A", { name: "payments", status: "error", error: '<img src=x onerror="alert(1)">' }), say("a1", "one", "A")]);
+    model.set("items", [
+      group("A", { name: "payments", status: "error", error: '<img src=x onerror="alert(1)">' }),
+      say("a1", "one", "A"),
+    ]);
     const error = /** @type {HTMLElement} */ (a.querySelector(".agui-subagent-error"));
     expect(error.hidden).toBe(false);
     expect(error.textContent).toBe('<img src=x onerror="alert(1)">');
@@ -90,7 +129,13 @@ describe("subagent groups in the view", () => {
 
   it("circles and self-parents stay at the top instead of hanging the view", () => {
     const { el } = mount({
-      items: [group("A", { subagent: "B" }), group("B", { subagent: "A" }), group("S", { subagent: "S" }), say("a", "in A", "A"), say("s", "in S", "S")],
+      items: [
+        group("A", { subagent: "B" }),
+        group("B", { subagent: "A" }),
+        group("S", { subagent: "S" }),
+        say("a", "in A", "A"),
+        say("s", "in S", "S"),
+      ],
     });
     expect(topIds(el)).toEqual(["subagent:A", "subagent:B", "subagent:S"]);
     expect(members(el, "A")).toEqual(["a"]);
@@ -99,7 +144,10 @@ describe("subagent groups in the view", () => {
 
   it("when a group disappears its items return to the top; a group's card names the subagent", () => {
     const { el, model } = mount({ items: [group("A", { name: "payments" }), say("a1", "one", "A")] });
-    model.set("items", [say("a1", "one", "A"), card({ interrupts: [toolInterrupt({ subagentRunId: "A", subagentName: "payments" })] })]);
+    model.set("items", [
+      say("a1", "one", "A"),
+      card({ interrupts: [toolInterrupt({ subagentRunId: "A", subagentName: "payments" })] }),
+    ]);
     expect(topIds(el)).toEqual(["a1", "card-1"]);
     expect(el.querySelector(".agui-subagent")).toBeNull();
     expect(el.querySelector(".agui-card .agui-asked-by")?.textContent).toBe("Asked by subagent payments");
@@ -110,7 +158,10 @@ describe("placing entries", () => {
   it("moves only what is out of place", () => {
     const top = document.createElement("div");
     const g = subagentEntry(group("A"));
-    const row = (/** @type {any} */ item) => ({ item, entry: { node: document.createElement("p"), kind: item.kind, update() {}, destroy() {} } });
+    const row = (/** @type {any} */ item) => ({
+      item,
+      entry: { node: document.createElement("p"), kind: item.kind, update() {}, destroy() {} },
+    });
     const x = row(say("x", "", "A"));
     const y = row(say("y", "", null));
     const rows = [{ item: group("A"), entry: g }, x, y];

@@ -1,14 +1,16 @@
 // Countdowns: expiry and timeout clocks on cards, and the interval that drives them.
 import { describe, expect, it, vi } from "vitest";
 import { createTicker, fmtClock, fmtRemaining, parseTime } from "../src/ticker.js";
-import { mount, toolInterrupt, card, btn } from "./helpers.js";
+import { btn, card, mount, toolInterrupt } from "./helpers.js";
 
 describe("countdowns", () => {
   it("counts down to expiresAt, then disables everything but Cancel and says expired", () => {
     vi.useFakeTimers();
     const t0 = new Date("2025-06-01T12:00:00Z").getTime();
     vi.setSystemTime(t0);
-    const { el, model } = mount({ items: [card({ interrupts: [toolInterrupt({ expiresAt: new Date(t0 + 3000).toISOString() })] })] });
+    const { el, model } = mount({
+      items: [card({ interrupts: [toolInterrupt({ expiresAt: new Date(t0 + 3000).toISOString() })] })],
+    });
     const clock = /** @type {HTMLElement} */ (el.querySelector(".agui-countdown.agui-expiry"));
     expect(clock.textContent).toBe("Expires in 0:03");
     vi.advanceTimersByTime(1000);
@@ -32,7 +34,14 @@ describe("countdowns", () => {
     vi.useFakeTimers();
     const t0 = Date.now();
     const { el, model } = mount({
-      items: [card({ interrupts: [toolInterrupt({ id: "a", expiresAt: new Date(t0 + 1000).toISOString() }), toolInterrupt({ id: "b" })] })],
+      items: [
+        card({
+          interrupts: [
+            toolInterrupt({ id: "a", expiresAt: new Date(t0 + 1000).toISOString() }),
+            toolInterrupt({ id: "b" }),
+          ],
+        }),
+      ],
     });
     const [a, b] = [...el.querySelectorAll(".agui-interrupt")];
     btn(a, "approve").click();
@@ -51,7 +60,9 @@ describe("countdowns", () => {
     vi.useFakeTimers();
     const t0 = new Date(2025, 5, 1, 9, 5, 0).getTime(); // local time
     vi.setSystemTime(t0);
-    const { el } = mount({ items: [card({ timeoutAt: new Date(t0 + 65_000).toISOString(), timeoutDefault: "cancel" })] });
+    const { el } = mount({
+      items: [card({ timeoutAt: new Date(t0 + 65_000).toISOString(), timeoutDefault: "cancel" })],
+    });
     const line = /** @type {HTMLElement} */ (el.querySelector(".agui-countdown.agui-timeout"));
     expect(line.textContent).toBe("No answer by 09:06:05 → cancel (in 1:05)");
     vi.advanceTimersByTime(5000);
@@ -63,7 +74,9 @@ describe("countdowns", () => {
 
   it("cleanup clears the interval and removes listeners", () => {
     vi.useFakeTimers();
-    const { model, cleanup, el } = mount({ items: [card({ interrupts: [toolInterrupt({ expiresAt: new Date(Date.now() + 60_000).toISOString() })] })] });
+    const { model, cleanup, el } = mount({
+      items: [card({ interrupts: [toolInterrupt({ expiresAt: new Date(Date.now() + 60_000).toISOString() })] })],
+    });
     expect(vi.getTimerCount()).toBe(1);
     expect(model.listenerCount()).toBeGreaterThan(0);
     cleanup();

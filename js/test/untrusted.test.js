@@ -1,6 +1,6 @@
 // Everything from the agent is untrusted text: no active element, nothing clipped silently.
 import { describe, expect, it } from "vitest";
-import { mount, toolInterrupt, card, btn, type, visibleText } from "./helpers.js";
+import { btn, card, mount, toolInterrupt, type, visibleText } from "./helpers.js";
 
 describe("untrusted text", () => {
   const IMG = '<img src=x onerror="alert(1)">';
@@ -42,14 +42,33 @@ describe("untrusted text", () => {
         card({
           id: SCRIPT,
           interrupts: [
-            toolInterrupt({ id: IMG, toolName: IMG, message: SCRIPT, args, argsSchema: { type: "object", properties: { [IMG]: { type: "string", title: LINK, description: IFRAME }, [JS]: { enum: [IMG, SCRIPT] } } } }),
+            toolInterrupt({
+              id: IMG,
+              toolName: IMG,
+              message: SCRIPT,
+              args,
+              argsSchema: {
+                type: "object",
+                properties: {
+                  [IMG]: { type: "string", title: LINK, description: IFRAME },
+                  [JS]: { enum: [IMG, SCRIPT] },
+                },
+              },
+            }),
             toolInterrupt({ id: "__proto__", toolName: JS, reason: IFRAME, mode: "free", message: LINK }),
           ],
           note: IFRAME,
           timeoutAt: new Date(Date.now() + 1e6).toISOString(),
           timeoutDefault: SCRIPT,
         }),
-        card({ id: "c2", status: "failed", error: { title: IMG, message: SCRIPT }, decisions: { [IMG]: { action: IMG, reason: SCRIPT, payload: LINK } }, decidedBy: JS, interrupts: [toolInterrupt({ id: IMG })] }),
+        card({
+          id: "c2",
+          status: "failed",
+          error: { title: IMG, message: SCRIPT },
+          decisions: { [IMG]: { action: IMG, reason: SCRIPT, payload: LINK } },
+          decidedBy: JS,
+          interrupts: [toolInterrupt({ id: IMG })],
+        }),
         { kind: "error", id: "e", title: IMG, message: SCRIPT, hint: JS },
         { kind: "notice", id: "n", text: LINK },
         { kind: IMG, id: "u", text: SCRIPT },
@@ -78,7 +97,10 @@ describe("untrusted text", () => {
     expect(model.sent[0].card).toBe(SCRIPT);
     expect(Object.keys(model.sent[0].decisions)).toEqual([IMG, "__proto__"]);
     expect(model.sent[0].decisions[IMG]).toEqual({ action: "approve" });
-    expect(Object.getOwnPropertyDescriptor(model.sent[0].decisions, "__proto__")?.value).toEqual({ action: "answer", payload: IMG });
+    expect(Object.getOwnPropertyDescriptor(model.sent[0].decisions, "__proto__")?.value).toEqual({
+      action: "answer",
+      payload: IMG,
+    });
     // A hostile ack error is text too.
     const c2 = /** @type {HTMLElement} */ (el.querySelector('.agui-card[data-card-id="c2"]'));
     btn(c2, "retry").click();
@@ -90,7 +112,15 @@ describe("untrusted text", () => {
   it("hostile keys in an edit form and the diff stay text, and round-trip into the message", () => {
     const args = { [IMG]: "a", __proto__x: 1 };
     Object.defineProperty(args, "__proto__", { value: { polluted: true }, enumerable: true });
-    const { el, model } = mount({ items: [card({ interrupts: [toolInterrupt({ args, argsSchema: { type: "object", properties: { [IMG]: { type: "string" } } } })] })] });
+    const { el, model } = mount({
+      items: [
+        card({
+          interrupts: [
+            toolInterrupt({ args, argsSchema: { type: "object", properties: { [IMG]: { type: "string" } } } }),
+          ],
+        }),
+      ],
+    });
     btn(el, "edit").click();
     const input = /** @type {HTMLInputElement} */ (el.querySelector(".agui-edit .agui-field .agui-input"));
     type(input, SCRIPT);
@@ -110,7 +140,15 @@ describe("untrusted text", () => {
     const { el } = mount({
       items: [
         { kind: "assistant", id: "a", text: long, streaming: false },
-        { kind: "tool", id: "t", name: "big", args: { long, manyLines, bigList }, argsText: "", result: long, status: "done" },
+        {
+          kind: "tool",
+          id: "t",
+          name: "big",
+          args: { long, manyLines, bigList },
+          argsText: "",
+          result: long,
+          status: "done",
+        },
       ],
     });
     expect(el.querySelector(".agui-assistant")?.textContent).toBe(long); // conversation text is never clipped
@@ -141,9 +179,17 @@ describe("untrusted text", () => {
   it("survives malformed items", () => {
     const { el } = mount({
       items: [
-        null, 42, "text", { kind: "card" }, { kind: "tool" }, { kind: "card", id: "x", interrupts: [null, { id: 5 }] },
-        { kind: "subagent" }, { kind: "subagent", id: 7, subagent: 7 }, { kind: "run-end", usage: 5, totals: "x", metadata: 3 },
-        { kind: "tool", id: "p", resultParts: [null, 4, { type: "image", data: 5 }], encrypted: "yes" }, { kind: "reasoning", encrypted: 1 },
+        null,
+        42,
+        "text",
+        { kind: "card" },
+        { kind: "tool" },
+        { kind: "card", id: "x", interrupts: [null, { id: 5 }] },
+        { kind: "subagent" },
+        { kind: "subagent", id: 7, subagent: 7 },
+        { kind: "run-end", usage: 5, totals: "x", metadata: 3 },
+        { kind: "tool", id: "p", resultParts: [null, 4, { type: "image", data: 5 }], encrypted: "yes" },
+        { kind: "reasoning", encrypted: 1 },
         { kind: "assistant", id: "g", subagent: { not: "a string" } },
       ],
     });

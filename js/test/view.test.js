@@ -1,6 +1,6 @@
 // The view shell: every item kind in order, the header, state and audit; keyed reconciliation.
 import { describe, expect, it, vi } from "vitest";
-import { mount, toolInterrupt, card, btn, type, fieldInputOrJson } from "./helpers.js";
+import { btn, card, fieldInputOrJson, mount, toolInterrupt, type } from "./helpers.js";
 
 describe("rendering items", () => {
   it("renders every item kind in order, plus status, state and audit", () => {
@@ -10,8 +10,24 @@ describe("rendering items", () => {
         { kind: "user", id: "u1", text: "Pay my rent" },
         { kind: "reasoning", id: "r1", text: "thinking about rent", streaming: false },
         { kind: "assistant", id: "a1", text: "Sure.\n  Let me check.", streaming: true },
-        { kind: "tool", id: "tc-0", name: "lookup", args: { q: "rent", nested: { list: [1, { deep: true }] } }, argsText: "", result: "42 EUR", status: "done" },
-        { kind: "tool", id: "tc-s", name: "partial", args: null, argsText: '{"q": "re', result: null, status: "streaming" },
+        {
+          kind: "tool",
+          id: "tc-0",
+          name: "lookup",
+          args: { q: "rent", nested: { list: [1, { deep: true }] } },
+          argsText: "",
+          result: "42 EUR",
+          status: "done",
+        },
+        {
+          kind: "tool",
+          id: "tc-s",
+          name: "partial",
+          args: null,
+          argsText: '{"q": "re',
+          result: null,
+          status: "streaming",
+        },
         card(),
         { kind: "error", id: "e1", title: "Server error", message: "boom", hint: "try again" },
         { kind: "notice", id: "n1", text: "run cancelled by the server" },
@@ -20,7 +36,9 @@ describe("rendering items", () => {
       state: { balance: 1200, history: [{ amount: 5 }] },
       audit: [{ time: "12:00", tool: "transfer_money", decision: "approve" }],
     });
-    const kinds = [...el.querySelectorAll(".agui-page > .agui-item")].map((n) => /** @type {HTMLElement} */ (n).dataset.kind);
+    const kinds = [...el.querySelectorAll(".agui-page > .agui-item")].map(
+      (n) => /** @type {HTMLElement} */ (n).dataset.kind,
+    );
     expect(kinds).toEqual(["user", "reasoning", "assistant", "tool", "tool", "card", "error", "notice", "mystery"]);
 
     expect(el.querySelector(".agui-status")?.getAttribute("data-status")).toBe("running");
@@ -130,7 +148,15 @@ describe("keyed reconciliation", () => {
     const items = [
       { kind: "reasoning", id: "r1", text: "hmm", streaming: true },
       { kind: "assistant", id: "a1", text: "Hel", streaming: true },
-      { kind: "tool", id: "tc-0", name: "lookup", args: { long: "x".repeat(1000) }, argsText: "", result: null, status: "called" },
+      {
+        kind: "tool",
+        id: "tc-0",
+        name: "lookup",
+        args: { long: "x".repeat(1000) },
+        argsText: "",
+        result: null,
+        status: "called",
+      },
       card(),
     ];
     const { el, model } = mount({ items, state: { a: 1 } });
@@ -198,7 +224,10 @@ describe("items held in pages (child models the pages trait refers to)", () => {
     document.body.replaceChildren();
     return {
       models,
-      widget_manager: { get_model: (/** @type {string} */ id) => (models[id] ? Promise.resolve(models[id]) : Promise.reject(new Error(`no ${id}`))) },
+      widget_manager: {
+        get_model: (/** @type {string} */ id) =>
+          models[id] ? Promise.resolve(models[id]) : Promise.reject(new Error(`no ${id}`)),
+      },
     };
   };
   const flush = () => new Promise((r) => setTimeout(r, 0));
@@ -207,7 +236,10 @@ describe("items held in pages (child models the pages trait refers to)", () => {
 
   it("shows the pages' items in order, follows a page's change and a new page", async () => {
     const { models, widget_manager } = pagesOf({
-      p1: [{ kind: "user", id: "u1", text: "one" }, { kind: "assistant", id: "a1", text: "two" }],
+      p1: [
+        { kind: "user", id: "u1", text: "one" },
+        { kind: "assistant", id: "a1", text: "two" },
+      ],
       p2: [{ kind: "notice", id: "n1", text: "three" }],
       p3: [{ kind: "user", id: "u2", text: "four" }],
     });
