@@ -9,6 +9,7 @@ no step) to check its selection, refusals and wiring.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -22,7 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "test"
 SUMMARY = ROOT / "scripts" / "_summary.sh"
 CHECKS = [
-    "vitest", "tsc", "bundle", "ruff", "mypy", "build", "docs", "core-agui1", "pytest", "browser",
+    "vitest", "tsc", "biome", "bundle", "ruff", "mypy", "build", "docs", "core-agui1", "pytest",
+    "browser",
 ]  # fmt: skip
 #: CI gives a run 90 minutes, set-up included; the checks' limits must leave room for set-up.
 CI_SECONDS = 90 * 60
@@ -203,6 +205,19 @@ def test_the_docs_step_builds_the_site_strictly() -> None:
     assert "AGUI_NOTEBOOK_DOCS_SITE" in text  # the pytest step checks that build
     docs = (ROOT / "scripts" / "docs").read_text(encoding="utf-8")
     assert 'mkdocs" build --strict' in docs
+
+
+def test_the_biome_step_lints_and_checks_the_format_of_the_front_end() -> None:
+    """Biome is the JS side's ruff: pinned exactly (a new release may format differently), run
+    read-only over js/ with warnings counted as failures."""
+    text = SCRIPT.read_text(encoding="utf-8")
+    start = text.index("check_biome() {")
+    body = text[start : text.index("\n}\n", start)]
+    assert "cd js && limited npx --no-install biome ci --error-on-warnings ." in body
+    package = json.loads((ROOT / "js" / "package.json").read_text(encoding="utf-8"))
+    assert re.fullmatch(r"\d+\.\d+\.\d+", package["devDependencies"]["@biomejs/biome"])
+    config = (ROOT / "js" / "biome.jsonc").read_text(encoding="utf-8")
+    assert '"src/**/*.js", "test/**/*.js"' in config
 
 
 def test_an_unknown_check_name_is_refused_not_silently_run_as_nothing() -> None:
