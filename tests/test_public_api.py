@@ -1,5 +1,5 @@
-"""The public face: exactly these names, the same ones the README documents, cheap to import, a
-command that explains itself."""
+"""The public face: exactly these names, each described on the API page (docs/api.md), cheap to
+import, a command that explains itself."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import agui_notebook._errors
 import agui_notebook.policies
 import agui_notebook.record
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parent.parent
+API_PAGE = (ROOT / "docs/api.md").read_text(encoding="utf-8")
 
 PUBLIC = {
     "AGUIError",
@@ -122,12 +123,12 @@ def test_command_prints_version_and_subcommands() -> None:
         assert "usage: agui-notebook " + command in sub.stdout
 
 
-# -- the README and the code agree (issue 18) ---------------------------------------------------
+# -- the docs and the code agree (issues 18 and 42) ----------------------------------------------
 
 
-def _section(title: str, until: str) -> str:
-    start = README.index(title)
-    return README[start : README.index(until, start)]
+def _section(text: str, title: str, until: str) -> str:
+    start = text.index(title)
+    return text[start : text.index(until, start)]
 
 
 def _documented_names(text: str) -> set[str]:
@@ -150,15 +151,26 @@ def _exported(name: str) -> bool:
     return any(name in getattr(m, "__all__", ()) for m in modules) or hasattr(builtins, name)
 
 
-def test_every_name_the_readme_documents_is_importable() -> None:
-    """From "In ten lines" to the demo agent: what a user is told to write must import (the
-    generative-UI section is left out: its names are A2UI's components, not Python's)."""
-    text = _section("## In ten lines", "## Generative UI")
-    text += _section("## Against your own AG-UI server", "## The demo agent")
-    names = _documented_names(text)
-    assert {"Agent", "Chat", "ChatResult", "RunResult", "approve"} <= names  # it parses
-    assert sorted(n for n in names if not _exported(n)) == []
-    for name in names - set(dir(builtins)):
+def _read(relative: str) -> str:
+    return (ROOT / relative).read_text(encoding="utf-8")
+
+
+def test_every_name_the_docs_tell_a_user_to_write_is_importable() -> None:
+    """The README, the first steps, the policies and the API page's overview: what a user is
+    told to write must import (pages about A2UI or the store's internals are left out: their
+    CamelCase names are A2UI's components and the store's private classes)."""
+    texts = {
+        "README.md": _read("README.md"),
+        "docs/getting-started.md": _read("docs/getting-started.md"),
+        "docs/policies.md": _read("docs/policies.md"),
+        "docs/api.md": _section(API_PAGE, "## At a glance", "\n::: "),
+    }
+    for where, text in texts.items():
+        names = _documented_names(text)
+        assert sorted(n for n in names if not _exported(n)) == [], where
+    everything = set().union(*(_documented_names(text) for text in texts.values()))
+    assert {"Agent", "Chat", "ChatResult", "RunResult", "approve", "NobodyCanClick"} <= everything
+    for name in everything - set(dir(builtins)):
         module = next(
             m
             for m in (agui_notebook, agui_notebook.policies, agui_notebook.record)
@@ -167,8 +179,11 @@ def test_every_name_the_readme_documents_is_importable() -> None:
         assert getattr(module, name) is not None, name
 
 
-def test_every_public_name_is_in_the_readme() -> None:
-    documented = _documented_names(README) | set(_readme_tree())
+def test_every_public_name_is_described_on_the_api_page() -> None:
+    """In the page's own words (its overview, its prose or the error tree), not only as one of
+    the ``::: name`` entries rendered from the docstrings (tests/test_docs_site.py checks those)."""
+    prose = "\n".join(line for line in API_PAGE.splitlines() if not line.startswith(":::"))
+    documented = _documented_names(prose) | set(_api_page_tree())
     missing = sorted(n for n in agui_notebook.__all__ if n != "__version__" and n not in documented)
     assert missing == []
 
@@ -195,9 +210,9 @@ def _tree(text: str) -> dict[str, str | None]:
     return parents
 
 
-def _readme_tree() -> dict[str, str | None]:
-    start = README.index("Errors form one tree")
-    block = README[README.index("```", start) + 3 :]
+def _api_page_tree() -> dict[str, str | None]:
+    start = API_PAGE.index("Every error the client raises")
+    block = API_PAGE[API_PAGE.index("```", start) + 3 :]
     return _tree(block[: block.index("```")])
 
 
@@ -208,10 +223,10 @@ def _docstring_tree() -> dict[str, str | None]:
     return _tree(doc[root.start() :])
 
 
-def test_the_readme_error_tree_is_the_one_in_errors_py() -> None:
-    readme, docstring = _readme_tree(), _docstring_tree()
-    assert {"NothingPending", "TransportError", "InterruptReissued"} <= set(readme)  # it parses
-    assert readme == docstring
+def test_the_api_pages_error_tree_is_the_one_in_errors_py() -> None:
+    page, docstring = _api_page_tree(), _docstring_tree()
+    assert {"NothingPending", "TransportError", "InterruptReissued"} <= set(page)  # it parses
+    assert page == docstring
 
 
 def test_the_error_tree_matches_the_classes_and_lists_every_public_error() -> None:
