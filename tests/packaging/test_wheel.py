@@ -6,13 +6,10 @@ docs/architecture.md): it is part of the package, so the wheel carries it withou
 The wheel is `$AGUI_NOTEBOOK_WHEEL` (scripts/test builds one) or built here with `python -m build`.
 
 How the install stays fast and still honest:
-- a brand-new venv (`python -m venv --without-pip`), and the wheel installed into it by pip (the dev
-  venv's pip driving it with `--python`), `--no-deps`: the package code comes only from the wheel;
-- its dependencies are borrowed from the dev venv by a `.pth` line naming the dev venv's
-  site-packages *after* the new venv's own (a plain path line: the dev venv's own .pth files,
-  among them the editable install of this checkout, are not processed), so no second resolve and
-  download of ~80 packages; the child then checks every `Requires-Dist` of the installed wheel
-  is satisfied, which is what a real install would have had to resolve;
+- a brand-new venv with the wheel installed `--no-deps`, its dependencies borrowed from the dev
+  venv (_venv.py), so no second resolve and download of ~80 packages; the child then checks
+  every `Requires-Dist` of the installed wheel is satisfied, which is what a real install would
+  have had to resolve;
 - the child runs with `python -I`, PATH set to the new venv's bin only (no node, no npm), from a
   temp cwd, and asserts `agui_notebook` was imported from the new venv, not from this checkout,
   and that the helper the chat view loads its front end through (`chat_js_path()`, wherever it
@@ -23,15 +20,14 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
 import re
 import subprocess
-import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from tests.packaging._venv import wheel_venv
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHAT_JS = REPO_ROOT / "agui_notebook" / "static" / "chat.js"
@@ -105,24 +101,6 @@ def chat_js_source() -> str:
     return CHAT_JS.read_text(encoding="utf-8")
 
 
-@pytest.fixture(scope="module")
-def wheel(chat_js_source: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    given = os.environ.get("AGUI_NOTEBOOK_WHEEL")
-    if given:
-        path = Path(given)
-        assert path.is_file(), f"AGUI_NOTEBOOK_WHEEL={given} does not exist"
-        return path
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(REPO_ROOT)],
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
-    (path,) = out.glob("agui_notebook-*.whl")
-    return path
-
-
 def test_wheel_contains_chat_js(wheel: Path, chat_js_source: str) -> None:
     with zipfile.ZipFile(wheel) as zf:
         names = zf.namelist()
@@ -131,24 +109,11 @@ def test_wheel_contains_chat_js(wheel: Path, chat_js_source: str) -> None:
     assert not [n for n in names if "node_modules" in n or n.endswith(".test.js")]
 
 
-def test_installed_wheel_works_without_node(wheel: Path, tmp_path: Path) -> None:
+def test_installed_wheel_works_without_node(
+    wheel: Path, chat_js_source: str, tmp_path: Path
+) -> None:
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
-         "--no-deps", "--no-index", str(wheel)],
-        check=True,
-        timeout=300,
-    )  # fmt: skip
-    child_purelib = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    dev_purelib = sysconfig.get_paths()["purelib"]
-    Path(child_purelib, "_agui_test_dev_deps.pth").write_text(dev_purelib + "\n")
+    python = wheel_venv(wheel, venv)
 
     cwd = tmp_path / "cwd"
     cwd.mkdir()
