@@ -23,7 +23,6 @@ from .._decisions.quorum import Count, count_text
 from .._state.items import ItemList, card_interrupt
 from .._thread import Thread
 from .._view.widget import ChatView
-from .result import _decision_json
 from .rules import ChatRules
 from .streamer import Streamer
 
@@ -307,6 +306,16 @@ class CardDeck:
                 # decision still names what happened to the call.
                 card.items.mark_tool(interrupt.tool_call_id, status)
         self.streamer.push(card.view, card.view.state, force=True)
+
+
+def _decision_json(decision: Decision) -> dict[str, Any]:
+    """A decision as the card's ``decisions`` show it (docs/widget-protocol.md)."""
+    return {
+        "action": decision.kind,
+        "reason": decision.reason,
+        "args": dict(decision.arguments) if decision.arguments else None,
+        "payload": decision.payload,
+    }
 
 
 def _prepare_quietly(interrupts: list[PendingInterrupt]) -> None:

@@ -41,10 +41,10 @@ from .._view.widget import (
     RetryMessage,
 )
 from .cards import Card, CardDeck, subjects
-from .result import _failure, _title, background_note, late_click_text
 from .rules import ChatRules
 from .streamer import Streamer
 from .surfaces import SurfaceActions
+from .texts import background_note, error_title, failure_outcome, late_click_text
 
 __all__ = ["Decider"]
 
@@ -127,9 +127,9 @@ class Decider:
                     decisions,
                     decided_by,
                     run.run_id if run is not None else None,
-                    _failure(exc),
+                    failure_outcome(exc),
                 )
-                self.deck.state(card, status="failed", error=(_title(exc), str(exc)))
+                self.deck.state(card, status="failed", error=(error_title(exc), str(exc)))
                 if decided_by != "you":
                     raise
                 retry = await self._wait(card, "retry")
