@@ -16,8 +16,8 @@ from datetime import datetime, timezone
 from typing import Any, Literal
 
 from .._decisions.audit import chat_record, decision_entries
+from .._decisions.decided_by import DecidedBy, shown_name
 from .._decisions.decision import Decision, prepare_validators
-from .._decisions.identity import Person
 from .._decisions.interrupts import PendingInterrupt
 from .._decisions.quorum import Count, count_text
 from .._state.items import ItemList, card_interrupt
@@ -37,9 +37,8 @@ class Card:
     interrupts: list[PendingInterrupt]
     status: str = "pending"
     decisions: dict[str, Decision] | None = None
-    decided_by: str | None = None
-    #: The person whose click decided it ("you" above), as the host read them.
-    person: Person | None = None
+    #: Who decided it (a person's click carries the person, as the host read them).
+    decided_by: DecidedBy | None = None
     #: Approvals gathered so far when several approvers are needed (``approvals=N``).
     count: Count | None = None
     #: Resolved by the decider's front-message handler when a click decides (or retries) it.
@@ -119,11 +118,12 @@ class CardDeck:
 
     def shown_decider(self, card: Card) -> str | None:
         """Who the card says decided: the approvers' names (display names where known)."""
-        if card.decided_by != "you" or card.person is None:
-            return card.decided_by
-        if card.count is not None and card.count.done:
-            return ", ".join(_shown(p) for p in card.count.approvers)
-        return _shown(card.person)
+        by = card.decided_by
+        if by is None:
+            return None
+        if by.person is not None and card.count is not None and card.count.done:
+            return ", ".join(shown_name(p) for p in card.count.approvers)
+        return by.shown
 
     def _verdict(self, card: Card) -> str | None:
         """The card's one line on the person who decided, "Approved by Ada Lovelace" (None:
@@ -131,7 +131,7 @@ class CardDeck:
         policy: ...)", the words saved notebooks already hold)."""
         if card.decisions is None or card.status not in ("done", "failed", "sending"):
             return None
-        if card.decided_by != "you":
+        if card.decided_by is None or not card.decided_by.is_person:
             return None
         kinds = {d.kind for d in card.decisions.values()}
         verb = _VERDICT.get(next(iter(kinds)), "Decided") if len(kinds) == 1 else "Decided"
@@ -158,8 +158,9 @@ class CardDeck:
             "edited": any(d.kind == "edit" for d in current.decisions.values()),
         }
 
-    def record_approval(self, card: Card, person: Person, *, decided_by: str = "you") -> None:
-        """One approval of several: an audit entry now; the card shows the count."""
+    def record_approval(self, card: Card, decided_by: DecidedBy) -> None:
+        """One approval of several (a person's click, or a policy's or rule's decision counted
+        as one): an audit entry now; the card shows the count."""
         assert card.count is not None
         decisions = dict(card.count.decisions)
         outcome = f"not sent yet: {count_text(card.count)}"
@@ -170,9 +171,9 @@ class CardDeck:
             thread_id=self.thread.id,
             run_id=None,
             time=datetime.now(timezone.utc),
-            decided_by=decided_by,
+            decided_by=decided_by.text,
             outcome=outcome,
-            person=person if decided_by == "you" else None,
+            person=decided_by.person,
         )
         for interrupt, entry in zip(card.interrupts, entries, strict=False):
             record = chat_record(
@@ -183,12 +184,14 @@ class CardDeck:
             )
             record["approval"] = True
             self.audit.append(record)
-        self._store_attempt(card, decisions, decided_by, None, outcome, person)
+        self._store_attempt(card, decisions, decided_by, None, outcome)
         self._note_head(self.audit[len(self.audit) - len(entries) :])
         self.sync_audit(card.view)
         self.state(card, status="pending")
 
-    def record_decisions(self, card: Card, decisions: dict[str, Decision], decided_by: str) -> None:
+    def record_decisions(
+        self, card: Card, decisions: dict[str, Decision], decided_by: DecidedBy
+    ) -> None:
         card.decisions = decisions
         card.decided_by = decided_by
         entries = decision_entries(
@@ -198,9 +201,9 @@ class CardDeck:
             thread_id=self.thread.id,
             run_id=None,
             time=datetime.now(timezone.utc),
-            decided_by=decided_by,
+            decided_by=decided_by.text,
             outcome=None,
-            person=card.person if decided_by == "you" else None,
+            person=decided_by.person,
         )
         by_interrupt = {e.interrupt_id: e for e in entries}
         for interrupt in card.interrupts:
@@ -212,8 +215,8 @@ class CardDeck:
                 arguments=interrupt.arguments,
                 payload=decisions[interrupt.id].payload,
             )
-            if decided_by == "you":
-                record["decidedBy"] = _recorded_name(card.person)
+            if decided_by.is_person:
+                record["decidedBy"] = decided_by.shown
             # A retried or re-decided card replaces its earlier records (not its approvals).
             self.audit = [
                 r
@@ -258,12 +261,12 @@ class CardDeck:
         self,
         card: Card,
         decisions: dict[str, Decision],
-        decided_by: str,
+        decided_by: DecidedBy,
         run_id: str | None,
         outcome: str,
     ) -> None:
         """A resume that did not commit still was a decision: the store's audit log keeps it."""
-        if self._store_attempt(card, decisions, decided_by, run_id, outcome, card.person):
+        if self._store_attempt(card, decisions, decided_by, run_id, outcome):
             mine = [r for r in self.audit if r["card"] == card.id and not r.get("late")]
             self._note_head([r for r in mine if not r.get("approval")])
             self.sync_audit(card.view)
@@ -272,10 +275,9 @@ class CardDeck:
         self,
         card: Card,
         decisions: dict[str, Decision],
-        decided_by: str,
+        decided_by: DecidedBy,
         run_id: str | None,
         outcome: str,
-        person: Person | None,
     ) -> bool:
         """The decision into the store's audit log (a person's name only for a person's click);
         False when the thread keeps no store."""
@@ -288,9 +290,9 @@ class CardDeck:
             thread_id=self.thread.id,
             run_id=run_id,
             time=datetime.now(timezone.utc),
-            decided_by=decided_by,
+            decided_by=decided_by.text,
             outcome=outcome,
-            person=person if decided_by == "you" else None,
+            person=decided_by.person,
         )
         return True
 
@@ -334,13 +336,3 @@ _VERDICT = {
     "cancel": "Cancelled",
     "answer": "Answered",
 }
-
-
-def _shown(person: Person) -> str:
-    """A clicker as a card names them: a server-given name, else "you" (the kernel's user); a
-    policy or rule counted as an approver by its own name."""
-    return person.shown if person.identity == "server" or person.display_name else "you"
-
-
-def _recorded_name(person: Person | None) -> str:
-    return "you" if person is None else _shown(person)

@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .._decisions.audit import current_user
+from .._decisions.decided_by import DecidedBy
 from .._decisions.decision import Decision, Decisions, build_resume
 from .._decisions.identity import person_from_header
 from .._decisions.interrupts import PendingInterrupt
@@ -274,7 +275,7 @@ class Chat:
     def _result(self, result: RunResult, start: int) -> ChatResult:
         decisions = self.deck.audit[start:]
         deciders = [r["decidedBy"] for r in decisions if not r.get("late")]
-        timeouts = [r for r in decisions if r["decidedBy"].startswith("timeout:")]
+        timeouts = [r for r in decisions if DecidedBy.from_text(r["decidedBy"]).kind == "timeout"]
         turn_warnings = result.warnings
         if timeouts:
             verb = PAST_TENSE.get(self.on_timeout, self.on_timeout)
@@ -501,9 +502,10 @@ class Chat:
         with self._turn(view):
             card = self.deck.new_card(view, pending)
             start = len(self.deck.audit)
-            self.deck.record_decisions(card, by_id, "you")
+            you = DecidedBy.you()  # code decides, as the kernel's user
+            self.deck.record_decisions(card, by_id, you)
             run = self.thread.stream(resume=decisions)
-            run.decided_by = "you"
+            run.decided_by = you.text
             result = await self.streamer.stream(view, run)
             self.deck.set_outcome(card, result.outcome)
             self.deck.state(card, status="done", error=None)

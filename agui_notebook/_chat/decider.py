@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from typing import Any, Literal
 
 from .._decisions.audit import argument_changes, current_user
+from .._decisions.decided_by import DecidedBy
 from .._decisions.decision import Decision, answer, approve, cancel, edit, reject
 from .._decisions.identity import Person, kernel_person
 from .._decisions.interrupts import PendingInterrupt
@@ -46,7 +47,10 @@ from .streamer import Streamer
 from .surfaces import SurfaceActions
 from .texts import background_note, error_title, failure_outcome, late_click_text
 
-__all__ = ["Decider"]
+__all__ = ["Decided", "Decider"]
+
+#: A card's decisions (by interrupt id) and who took them.
+Decided = tuple[dict[str, Decision], DecidedBy]
 
 
 class Decider:
@@ -86,8 +90,8 @@ class Decider:
             run: RunStream | None = None
             try:
                 run = self.thread.stream(resume=decisions)
-                run.decided_by = decided_by  # the audit log says who
-                run.person = card.person if decided_by == "you" else None
+                run.decided_by = decided_by.text  # the audit log says who
+                run.person = decided_by.person
                 result = await self.streamer.stream(view, run)
             except AlreadyDecided as exc:
                 # Another kernel sharing the store claimed them: the card says who, and where.
@@ -95,7 +99,7 @@ class Decider:
                 deck.keep_attempt(card, decisions, decided_by, None, f"refused: {exc}")
                 title = "Decided elsewhere" if exc.settled else "Being decided elsewhere"
                 self.deck.state(card, status="failed", error=(title, str(exc)))
-                if decided_by != "you":
+                if not decided_by.is_person:
                     raise
                 retry = await self._wait(card, "retry")  # e.g. once a dead kernel's claim lapsed
                 if retry is None:
@@ -113,7 +117,7 @@ class Decider:
                     continue  # the thread is free and the card still applies: send it now
                 deck.set_outcome(card, f"refused: {exc}")
                 deck.keep_attempt(card, decisions, decided_by, None, f"refused: {exc}")
-                if decided_by != "you":
+                if not decided_by.is_person:
                     self.deck.state(card, status="failed", error=("Not sent", str(exc)))
                     raise
                 # A person's decision the client refused (e.g. it expired): nothing was sent.
@@ -130,7 +134,7 @@ class Decider:
                     failure_outcome(exc),
                 )
                 self.deck.state(card, status="failed", error=(error_title(exc), str(exc)))
-                if decided_by != "you":
+                if not decided_by.is_person:
                     raise
                 retry = await self._wait(card, "retry")
                 if retry is None:
@@ -167,22 +171,21 @@ class Decider:
             if record["card"] == card.id and not record.get("late") and not record.get("approval"):
                 record["outcome"] = "not sent: answered by another resume"
         self.deck.sync_audit(card.view)
-        card.decided_by = "another resume on this thread"
+        card.decided_by = DecidedBy.another_resume()
         self.deck.state(card, status="done", error=None)
         result = self.thread.last_result
         if result is None:  # pragma: no cover - a resume that answered them also set this
             raise NothingPending("the card's interrupts were answered elsewhere")
         return result
 
-    async def decide(self, card: Card) -> tuple[dict[str, Decision], str] | None:
+    async def decide(self, card: Card) -> Decided | None:
         by_rule = {
             i.id: approve()
             for i in card.interrupts
             if i.tool_name and i.tool_name in self.rules.always_allow
         }
         if len(by_rule) == len(card.interrupts):
-            names = sorted({i.tool_name or "" for i in card.interrupts})
-            by = f"rule: always allow {', '.join(names)}"
+            by = DecidedBy.always_allow(sorted({i.tool_name or "" for i in card.interrupts}))
             return await self._counted(card, self._auto(card, by_rule, by))
         if self.rules.policy is not None:
             decided: dict[str, Decision] = dict(by_rule)
@@ -194,29 +197,27 @@ class Decider:
                     break
                 decided[interrupt.id] = decision
             else:
-                auto = self._auto(card, decided, f"policy: {self.rules.policy.name}")
+                auto = self._auto(card, decided, DecidedBy.policy(self.rules.policy.name))
                 return await self._counted(card, auto)
         support = self.host.support()
         if not support.in_kernel:
             raise self._nobody(card, support)
         return await self._wait_for_person(card)
 
-    async def _counted(
-        self, card: Card, auto: tuple[dict[str, Decision], str]
-    ) -> tuple[dict[str, Decision], str] | None:
+    async def _counted(self, card: Card, auto: Decided) -> Decided | None:
         """A rule's or policy's decision, when several approvers are needed: it counts as one
         approval, and people give the rest (a "no" still decides at once)."""
         decisions, decided_by = auto
         needed = self.rules.needed(card.interrupts)
         if needed == 1:
             return auto
-        step = count(None, needed, Person(decided_by, "kernel", display_name=decided_by), decisions)
+        step = count(None, needed, decided_by.as_approver(), decisions)
         if step.action == "send":
             return auto
         support = self.host.support()
         if not support.in_kernel:
             error = TooFewApprovers(
-                f"{subjects(card)} needs {needed} different approvers, but only {decided_by} "
+                f"{subjects(card)} needs {needed} different approvers, but only {decided_by.text} "
                 f"approved and nobody can click here ({support.detail}). Nothing was sent: the "
                 f"interrupt stays pending. {TooFewApprovers.hint}"
             )
@@ -224,9 +225,7 @@ class Decider:
             card.view.status = "error"
             raise error
         card.count = step.count
-        self.deck.record_approval(
-            card, Person(decided_by, "kernel", display_name=decided_by), decided_by=decided_by
-        )
+        self.deck.record_approval(card, decided_by)
         return await self._wait_for_person(card)
 
     def _nobody(self, card: Card, support: KernelSupport) -> NobodyCanClick:
@@ -240,21 +239,19 @@ class Decider:
         card.view.status = "error"
         return error
 
-    def _auto(
-        self, card: Card, decisions: dict[str, Decision], decided_by: str
-    ) -> tuple[dict[str, Decision], str]:
+    def _auto(self, card: Card, decisions: dict[str, Decision], decided_by: DecidedBy) -> Decided:
         for interrupt in card.interrupts:
             if interrupt.reissued:
                 message = (
                     f"the server raised interrupt {interrupt.id} "
                     f"({interrupt.tool_name or interrupt.reason}) again after it was answered; "
-                    f"not answering it automatically again ({decided_by}) to avoid a loop"
+                    f"not answering it automatically again ({decided_by.text}) to avoid a loop"
                 )
                 self.deck.state(card, status="failed", error=("Interrupt raised again", message))
                 raise InterruptReissued(message)
         return decisions, decided_by
 
-    async def _wait_for_person(self, card: Card) -> tuple[dict[str, Decision], str] | None:
+    async def _wait_for_person(self, card: Card) -> Decided | None:
         support = self.host.support()
         if support.in_kernel and not support.can_wait:
             card.items.update(card.id, note=background_note(support))
@@ -267,7 +264,7 @@ class Decider:
             )
             return (
                 {i.id: default for i in card.interrupts},
-                f"timeout: {self.rules.on_timeout} after {self.rules.timeout:g} s",
+                DecidedBy.timeout(self.rules.on_timeout, self.rules.timeout),
             )
         assert isinstance(got, tuple)
         return got
@@ -345,7 +342,7 @@ class Decider:
                 return
             card.count = step.count
             if step.action == "wait":
-                self.deck.record_approval(card, person)
+                self.deck.record_approval(card, DecidedBy.you(person))
                 view.ack(message.requestId, accepted=True, waiting=True)
                 return
             assert step.decisions is not None
@@ -355,9 +352,9 @@ class Decider:
             if any(i.tool_name == tool for i in card.interrupts):
                 self.rules.always_allow.add(tool)
         # Decided now: a click from another view handled before the resume goes out is late.
-        card.decisions, card.decided_by, card.person = decisions, "you", person
+        card.decisions, card.decided_by = decisions, DecidedBy.you(person)
         self.deck.state(card, status="sending", error=None)
-        waiter.set_result((decisions, "you"))
+        waiter.set_result((decisions, card.decided_by))
         view.ack(message.requestId, accepted=True)
 
     def _late_click(
@@ -370,7 +367,7 @@ class Decider:
         now = datetime.now(timezone.utc).isoformat()
         kernel_user = current_user()
         person = clicker or kernel_person(kernel_user, "the click came with no header")
-        late_by = person.shown if person.identity == "server" else "you"
+        late_by = DecidedBy.you(person).shown
         for interrupt in card.interrupts:
             front = message.decisions.get(interrupt.id)
             if front is None:

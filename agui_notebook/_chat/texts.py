@@ -7,6 +7,7 @@ Pure text: nothing here touches a view, a thread or the event loop. The card, th
 
 from __future__ import annotations
 
+from .._decisions.decided_by import DecidedBy
 from .._decisions.decision import Decision
 from .._errors import AGUIError
 from .._notebook.host import KernelSupport
@@ -68,26 +69,25 @@ def late_click_text(
     decided: dict[str, Decision] | None,
 ) -> str:
     """What the card says to a click that came after another decision: "Your Approve arrived
-    after the timeout had cancelled; nothing was sent." """
+    after the timeout had cancelled; nothing was sent." ``decided_by`` is the card's shown
+    decider (:attr:`DecidedBy.shown`)."""
     actions = {d.action for d in clicked.values()}
     label = _LABEL.get(next(iter(actions)), "answer") if len(actions) == 1 else "decisions"
     kinds = {d.kind for d in (decided or {}).values()}
     verb = PAST_TENSE.get(next(iter(kinds)), "decided") if len(kinds) == 1 else "decided"
     tail = "nothing was sent"
-    if decided_by is None:
+    by = DecidedBy.from_text(decided_by) if decided_by is not None else None
+    if by is None:
         who = "this card stopped waiting"
-    elif decided_by.startswith("timeout:"):
+    elif by.kind == "timeout":
         who = f"the timeout had {verb}"
-    elif decided_by.startswith("policy:"):
-        who = f"the policy {decided_by.removeprefix('policy:').strip()} had {verb}"
-    elif decided_by.startswith("rule:"):
-        who = f"the rule \u201c{decided_by.removeprefix('rule:').strip()}\u201d had {verb}"
-    elif decided_by == "you":
-        who = f"another click had {verb}"
-        tail = "only that decision was sent"
-    elif decided_by == "another resume on this thread":
-        who = f"{decided_by} had answered it"
-    else:  # a person the click's header named: "Ada Lovelace had approved"
-        who = f"{decided_by} had {verb}"
+    elif by.kind == "policy":
+        who = f"the policy {by.name} had {verb}"
+    elif by.kind == "rule":
+        who = f"the rule \u201c{by.name}\u201d had {verb}"
+    elif by.kind == "resume":
+        who = f"{by.text} had answered it"
+    else:  # a person: another click here, or one the click's header named ("Ada Lovelace")
+        who = f"another click had {verb}" if by.is_you else f"{by.text} had {verb}"
         tail = "only that decision was sent"
     return f"Your {label} arrived after {who}; {tail}."
