@@ -15,18 +15,22 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from .._decisions.audit import chat_record, decision_entries
+from .._decisions.audit import argument_changes, chat_record, current_user, decision_entries
 from .._decisions.decided_by import DecidedBy, shown_name
 from .._decisions.decision import Decision, prepare_validators
+from .._decisions.identity import Person
 from .._decisions.interrupts import PendingInterrupt
-from .._decisions.quorum import Count, count_text
+from .._decisions.quorum import Count, count_text, missing_text
 from .._state.items import ItemList, card_interrupt
 from .._thread import Thread
-from .._view.widget import ChatView
+from .._view.widget import ChatView, FrontDecision
 from .rules import ChatRules
 from .streamer import Streamer
 
-__all__ = ["Card", "CardDeck", "subjects"]
+__all__ = ["Card", "CardDeck", "Decided", "subjects"]
+
+#: A card's decisions (by interrupt id) and who took them.
+Decided = tuple[dict[str, Decision], DecidedBy]
 
 
 @dataclass
@@ -42,7 +46,7 @@ class Card:
     #: Approvals gathered so far when several approvers are needed (``approvals=N``).
     count: Count | None = None
     #: Resolved by the decider's front-message handler when a click decides (or retries) it.
-    waiter: asyncio.Future[Any] | None = None
+    waiter: asyncio.Future[Decided] | None = None
     accepting: Literal["decide", "retry", None] = None
 
 
@@ -143,18 +147,12 @@ class CardDeck:
         current = card.count
         if current is None or current.needed == 1:
             return None
-        missing = current.needed - len(current.approvers)
-        more = (
-            "one more approval is needed"
-            if missing == 1
-            else f"{missing} more approvals are needed"
-        )
         return {
             "count": len(current.approvers),
             "needed": current.needed,
             "names": [p.shown for p in current.approvers],
             "text": count_text(current),
-            "missing": more if missing > 0 else "",
+            "missing": missing_text(current),
             "edited": any(d.kind == "edit" for d in current.decisions.values()),
         }
 
@@ -190,8 +188,15 @@ class CardDeck:
         self.state(card, status="pending")
 
     def record_decisions(
-        self, card: Card, decisions: dict[str, Decision], decided_by: DecidedBy
+        self,
+        card: Card,
+        decisions: dict[str, Decision],
+        decided_by: DecidedBy,
+        *,
+        error: Literal[False] | None = False,
     ) -> None:
+        """The card is decided: its audit records now, and the card shows "sending" (``error``
+        None also clears the error it showed; a click's does)."""
         card.decisions = decisions
         card.decided_by = decided_by
         entries = decision_entries(
@@ -227,7 +232,62 @@ class CardDeck:
             ]
             self.audit.append(record)
         self.sync_audit(card.view)
-        self.state(card, status="sending")
+        self.state(card, status="sending", error=error)
+
+    def record_late_click(
+        self,
+        card: Card,
+        clicked: dict[str, FrontDecision],
+        person: Person,
+        decider: str | None,
+    ) -> None:
+        """A click that came after ``decider`` had decided the card: kept, sent nowhere."""
+        now = datetime.now(timezone.utc).isoformat()
+        late_by = DecidedBy.you(person).shown
+        for interrupt in card.interrupts:
+            front = clicked.get(interrupt.id)
+            if front is None:
+                continue
+            self.audit.append(
+                {
+                    "card": card.id,
+                    "interrupt": interrupt.id,
+                    "tool": interrupt.tool_name,
+                    "reason": interrupt.reason,
+                    "arguments": interrupt.arguments,
+                    "decision": front.action,
+                    "editedArguments": front.args,
+                    "changes": argument_changes(interrupt.arguments, front.args),
+                    "rejectReason": front.reason,
+                    "payload": front.payload,
+                    "decidedBy": late_by,
+                    "decidedAt": now,
+                    "outcome": f"late, not sent: {decider or card.status} had decided",
+                    "late": True,
+                    "decided_by": person.username,
+                    "kernel_user": current_user(),
+                    "identity": person.identity,
+                    "identity_note": person.note,
+                }
+            )
+        self.sync_audit(card.view)
+
+    def finish(self, card: Card, outcome: str) -> None:
+        """The card's resume ran to ``outcome``: the audit says so, the card is done, and its
+        tools say what the decision did to them, in one push."""
+        self.set_outcome(card, outcome)
+        assert card.decisions is not None
+        for interrupt in card.interrupts:
+            kind = card.decisions[interrupt.id].kind
+            item = (
+                card.items.get(f"tool:{interrupt.tool_call_id}") if interrupt.tool_call_id else None
+            )
+            status = {"reject": "rejected", "cancel": "cancelled"}.get(kind)
+            if item is not None and status is not None:
+                # Some servers answer a denial with a result (pydantic-ai: "denied"): the
+                # decision still names what happened to the call.
+                card.items.mark_tool(interrupt.tool_call_id, status)
+        self.state(card, status="done", error=None)
 
     def set_outcome(self, card: Card, outcome: str) -> None:
         mine = [
@@ -295,19 +355,6 @@ class CardDeck:
             person=decided_by.person,
         )
         return True
-
-    def mark_tools(self, card: Card, decisions: dict[str, Decision]) -> None:
-        for interrupt in card.interrupts:
-            kind = decisions[interrupt.id].kind
-            item = (
-                card.items.get(f"tool:{interrupt.tool_call_id}") if interrupt.tool_call_id else None
-            )
-            status = {"reject": "rejected", "cancel": "cancelled"}.get(kind)
-            if item is not None and status is not None:
-                # Some servers answer a denial with a result (pydantic-ai: "denied"): the
-                # decision still names what happened to the call.
-                card.items.mark_tool(interrupt.tool_call_id, status)
-        self.streamer.push(card.view, card.view.state, force=True)
 
 
 def _decision_json(decision: Decision) -> dict[str, Any]:
