@@ -162,28 +162,12 @@ class CardDeck:
         assert card.count is not None
         decisions = dict(card.count.decisions)
         outcome = f"not sent yet: {count_text(card.count)}"
-        entries = decision_entries(
-            card.interrupts,
-            decisions,
-            agent_url="",
-            thread_id=self.thread.id,
-            run_id=None,
-            time=datetime.now(timezone.utc),
-            decided_by=decided_by.text,
-            outcome=outcome,
-            person=decided_by.person,
-        )
-        for interrupt, entry in zip(card.interrupts, entries, strict=False):
-            record = chat_record(
-                entry,
-                card=card.id,
-                arguments=interrupt.arguments,
-                payload=decisions[interrupt.id].payload,
-            )
+        records = self._records(card, decisions, decided_by, outcome)
+        for record in records:
             record["approval"] = True
-            self.audit.append(record)
+        self.audit.extend(records)
         self._store_attempt(card, decisions, decided_by, None, outcome)
-        self._note_head(self.audit[len(self.audit) - len(entries) :])
+        self._note_head(records)
         self.sync_audit(card.view)
         self.state(card, status="pending")
 
@@ -199,27 +183,7 @@ class CardDeck:
         None also clears the error it showed; a click's does)."""
         card.decisions = decisions
         card.decided_by = decided_by
-        entries = decision_entries(
-            card.interrupts,
-            decisions,
-            agent_url="",  # the view's records name no agent; the store's do
-            thread_id=self.thread.id,
-            run_id=None,
-            time=datetime.now(timezone.utc),
-            decided_by=decided_by.text,
-            outcome=None,
-            person=decided_by.person,
-        )
-        by_interrupt = {e.interrupt_id: e for e in entries}
-        for interrupt in card.interrupts:
-            entry = by_interrupt[interrupt.id]  # the card's decisions cover all its interrupts
-            # The store's record shape, seen the way chat.audit has always shown it.
-            record = chat_record(
-                entry,
-                card=card.id,
-                arguments=interrupt.arguments,
-                payload=decisions[interrupt.id].payload,
-            )
+        for record in self._records(card, decisions, decided_by, None):
             if decided_by.is_person:
                 record["decidedBy"] = decided_by.shown
             # A retried or re-decided card replaces its earlier records (not its approvals).
@@ -228,11 +192,42 @@ class CardDeck:
                 for r in self.audit
                 if r.get("late")
                 or r.get("approval")
-                or not (r["card"] == card.id and r["interrupt"] == interrupt.id)
+                or not (r["card"] == card.id and r["interrupt"] == record["interrupt"])
             ]
             self.audit.append(record)
         self.sync_audit(card.view)
         self.state(card, status="sending", error=error)
+
+    def _records(
+        self,
+        card: Card,
+        decisions: dict[str, Decision],
+        decided_by: DecidedBy,
+        outcome: str | None,
+    ) -> list[dict[str, Any]]:
+        """``decisions`` as audit records, one per interrupt in the card's order: the store's
+        record shape, seen the way ``chat.audit`` has always shown it."""
+        entries = decision_entries(
+            card.interrupts,
+            decisions,
+            agent_url="",  # the view's records name no agent; the store's do
+            thread_id=self.thread.id,
+            run_id=None,
+            time=datetime.now(timezone.utc),
+            decided_by=decided_by.text,
+            outcome=outcome,
+            person=decided_by.person,
+        )
+        arguments = {i.id: i.arguments for i in card.interrupts}
+        return [
+            chat_record(
+                entry,
+                card=card.id,
+                arguments=arguments[entry.interrupt_id],
+                payload=decisions[entry.interrupt_id].payload,
+            )
+            for entry in entries
+        ]
 
     def record_late_click(
         self,
