@@ -38,22 +38,26 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+def _from(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The absolute name of the module a ``from ... import`` in ``module`` reads from."""
+    if not node.level:
+        return node.module or ""
+    package = module if is_package else module.rpartition(".")[0]
+    base_parts = package.split(".")
+    base_parts = base_parts[: len(base_parts) - (node.level - 1)]
+    return ".".join(base_parts + ([node.module] if node.module else []))
+
+
 def _read_graph() -> dict[str, Module]:
     modules = {_module_name(p): Module(_module_name(p), p) for p in sorted(ROOT.rglob("*.py"))}
     for mod in modules.values():
         is_package = mod.path.name == "__init__.py"
-        package = mod.name if is_package else mod.name.rpartition(".")[0]
         for node in ast.walk(ast.parse(mod.path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     _add(mod, modules, alias.name)
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base_parts = package.split(".")
-                    base_parts = base_parts[: len(base_parts) - (node.level - 1)]
-                    base = ".".join(base_parts + ([node.module] if node.module else []))
-                else:
-                    base = node.module or ""
+                base = _from(mod.name, is_package, node)
                 if base == "__future__":
                     continue
                 for alias in node.names:
@@ -434,6 +438,91 @@ def test_the_demo_is_a_separate_server() -> None:
         if _room(dep) == DEMO
     ]
     assert not problems, "\n".join(problems)
+
+
+#: Underscored names a module may import from another module of the package, each with its
+#: reason. What modules share is public within its room: a name with a leading underscore is its
+#: own module's business. (Importing a private *module*, ``from . import _bank``, is fine.)
+PRIVATE_NAMES_SHARED: dict[tuple[str, str], str] = {}
+
+
+def private_names_imported(source: str, module: str, *, is_package: bool = False) -> list[str]:
+    """``module``'s imports of underscored names from other agui_notebook modules: ``from m
+    import _name`` (unless ``m._name`` is a module), and ``m._name`` read off an imported
+    module ``m``."""
+    found: list[str] = []
+    modules: dict[str, str] = {}  # local name -> the agui_notebook module it is
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = _from(module, is_package, node)
+            if base != PACKAGE and not base.startswith(PACKAGE + "."):
+                continue
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                if full in GRAPH:
+                    modules[alias.asname or alias.name] = full
+                elif _private(alias.name):
+                    found.append(f"{_short(module)}:{node.lineno}: {_short(base)}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.name in GRAPH:
+                    modules[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+            and _private(node.attr)
+            and f"{modules[node.value.id]}.{node.attr}" not in GRAPH
+        ):
+            found.append(
+                f"{_short(module)}:{node.lineno}: {_short(modules[node.value.id])}.{node.attr}"
+            )
+    return found
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    found = [
+        hit
+        for mod in GRAPH.values()
+        for hit in private_names_imported(
+            mod.path.read_text(encoding="utf-8"),
+            mod.name,
+            is_package=mod.path.name == "__init__.py",
+        )
+        if (_short(mod.name), hit.rpartition(": ")[2]) not in PRIVATE_NAMES_SHARED
+    ]
+    assert not found, (
+        "a module imports another's underscored names (make what is shared public within the "
+        "room, or move it where it belongs):\n" + "\n".join(found)
+    )
+
+
+def test_the_private_name_check_sees_each_way_in() -> None:
+    source = (
+        "from .result import _title, ChatResult\n"  # a private name: found
+        "from . import cards\n"  # a module: fine
+        "from ..demo import _bank\n"  # a private module: fine
+        "from .._protocol import wire as _wire\n"  # a module under a private alias: fine
+        "from .texts import error_title as _error_title\n"  # a public name, aliased: fine
+        "import agui_notebook._view.widget as w\n"
+        "x = cards._VERDICT\n"  # a private name read off a module: found
+        "y = w.ChatView, w._Msg, cards.__name__\n"  # found once (_Msg)
+        "def f():\n"
+        "    from ..policies import _kinds\n"  # lazily: still found
+    )
+    found = private_names_imported(source, f"{PACKAGE}._chat.decider")
+    assert found == [
+        "_chat.decider:1: _chat.result._title",
+        "_chat.decider:10: policies._kinds",
+        "_chat.decider:7: _chat.cards._VERDICT",
+        "_chat.decider:8: _view.widget._Msg",
+    ], found
 
 
 def test_replay_text_form_works_whatever_is_imported_first() -> None:

@@ -15,19 +15,22 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from .._decisions.audit import chat_record, decision_entries
+from .._decisions.audit import argument_changes, chat_record, current_user, decision_entries
+from .._decisions.decided_by import DecidedBy, shown_name
 from .._decisions.decision import Decision, prepare_validators
 from .._decisions.identity import Person
 from .._decisions.interrupts import PendingInterrupt
-from .._decisions.quorum import Count, count_text
+from .._decisions.quorum import Count, count_text, missing_text
 from .._state.items import ItemList, card_interrupt
 from .._thread import Thread
-from .._view.widget import ChatView
-from .result import _decision_json
+from .._view.widget import ChatView, FrontDecision
 from .rules import ChatRules
 from .streamer import Streamer
 
-__all__ = ["Card", "CardDeck", "subjects"]
+__all__ = ["Card", "CardDeck", "Decided", "subjects"]
+
+#: A card's decisions (by interrupt id) and who took them.
+Decided = tuple[dict[str, Decision], DecidedBy]
 
 
 @dataclass
@@ -38,13 +41,12 @@ class Card:
     interrupts: list[PendingInterrupt]
     status: str = "pending"
     decisions: dict[str, Decision] | None = None
-    decided_by: str | None = None
-    #: The person whose click decided it ("you" above), as the host read them.
-    person: Person | None = None
+    #: Who decided it (a person's click carries the person, as the host read them).
+    decided_by: DecidedBy | None = None
     #: Approvals gathered so far when several approvers are needed (``approvals=N``).
     count: Count | None = None
     #: Resolved by the decider's front-message handler when a click decides (or retries) it.
-    waiter: asyncio.Future[Any] | None = None
+    waiter: asyncio.Future[Decided] | None = None
     accepting: Literal["decide", "retry", None] = None
 
 
@@ -120,11 +122,12 @@ class CardDeck:
 
     def shown_decider(self, card: Card) -> str | None:
         """Who the card says decided: the approvers' names (display names where known)."""
-        if card.decided_by != "you" or card.person is None:
-            return card.decided_by
-        if card.count is not None and card.count.done:
-            return ", ".join(_shown(p) for p in card.count.approvers)
-        return _shown(card.person)
+        by = card.decided_by
+        if by is None:
+            return None
+        if by.person is not None and card.count is not None and card.count.done:
+            return ", ".join(shown_name(p) for p in card.count.approvers)
+        return by.shown
 
     def _verdict(self, card: Card) -> str | None:
         """The card's one line on the person who decided, "Approved by Ada Lovelace" (None:
@@ -132,7 +135,7 @@ class CardDeck:
         policy: ...)", the words saved notebooks already hold)."""
         if card.decisions is None or card.status not in ("done", "failed", "sending"):
             return None
-        if card.decided_by != "you":
+        if card.decided_by is None or not card.decided_by.is_person:
             return None
         kinds = {d.kind for d in card.decisions.values()}
         verb = _VERDICT.get(next(iter(kinds)), "Decided") if len(kinds) == 1 else "Decided"
@@ -144,54 +147,66 @@ class CardDeck:
         current = card.count
         if current is None or current.needed == 1:
             return None
-        missing = current.needed - len(current.approvers)
-        more = (
-            "one more approval is needed"
-            if missing == 1
-            else f"{missing} more approvals are needed"
-        )
         return {
             "count": len(current.approvers),
             "needed": current.needed,
             "names": [p.shown for p in current.approvers],
             "text": count_text(current),
-            "missing": more if missing > 0 else "",
+            "missing": missing_text(current),
             "edited": any(d.kind == "edit" for d in current.decisions.values()),
         }
 
-    def record_approval(self, card: Card, person: Person, *, decided_by: str = "you") -> None:
-        """One approval of several: an audit entry now; the card shows the count."""
+    def record_approval(self, card: Card, decided_by: DecidedBy) -> None:
+        """One approval of several (a person's click, or a policy's or rule's decision counted
+        as one): an audit entry now; the card shows the count."""
         assert card.count is not None
         decisions = dict(card.count.decisions)
         outcome = f"not sent yet: {count_text(card.count)}"
-        entries = decision_entries(
-            card.interrupts,
-            decisions,
-            agent_url="",
-            thread_id=self.thread.id,
-            run_id=None,
-            time=datetime.now(timezone.utc),
-            decided_by=decided_by,
-            outcome=outcome,
-            person=person if decided_by == "you" else None,
-        )
-        for interrupt, entry in zip(card.interrupts, entries, strict=False):
-            record = chat_record(
-                entry,
-                card=card.id,
-                arguments=interrupt.arguments,
-                payload=decisions[interrupt.id].payload,
-            )
+        records = self._records(card, decisions, decided_by, outcome)
+        for record in records:
             record["approval"] = True
-            self.audit.append(record)
-        self._store_attempt(card, decisions, decided_by, None, outcome, person)
-        self._note_head(self.audit[len(self.audit) - len(entries) :])
+        self.audit.extend(records)
+        self._store_attempt(card, decisions, decided_by, None, outcome)
+        self._note_head(records)
         self.sync_audit(card.view)
         self.state(card, status="pending")
 
-    def record_decisions(self, card: Card, decisions: dict[str, Decision], decided_by: str) -> None:
+    def record_decisions(
+        self,
+        card: Card,
+        decisions: dict[str, Decision],
+        decided_by: DecidedBy,
+        *,
+        error: Literal[False] | None = False,
+    ) -> None:
+        """The card is decided: its audit records now, and the card shows "sending" (``error``
+        None also clears the error it showed; a click's does)."""
         card.decisions = decisions
         card.decided_by = decided_by
+        for record in self._records(card, decisions, decided_by, None):
+            if decided_by.is_person:
+                record["decidedBy"] = decided_by.shown
+            # A retried or re-decided card replaces its earlier records (not its approvals).
+            self.audit = [
+                r
+                for r in self.audit
+                if r.get("late")
+                or r.get("approval")
+                or not (r["card"] == card.id and r["interrupt"] == record["interrupt"])
+            ]
+            self.audit.append(record)
+        self.sync_audit(card.view)
+        self.state(card, status="sending", error=error)
+
+    def _records(
+        self,
+        card: Card,
+        decisions: dict[str, Decision],
+        decided_by: DecidedBy,
+        outcome: str | None,
+    ) -> list[dict[str, Any]]:
+        """``decisions`` as audit records, one per interrupt in the card's order: the store's
+        record shape, seen the way ``chat.audit`` has always shown it."""
         entries = decision_entries(
             card.interrupts,
             decisions,
@@ -199,33 +214,75 @@ class CardDeck:
             thread_id=self.thread.id,
             run_id=None,
             time=datetime.now(timezone.utc),
-            decided_by=decided_by,
-            outcome=None,
-            person=card.person if decided_by == "you" else None,
+            decided_by=decided_by.text,
+            outcome=outcome,
+            person=decided_by.person,
         )
-        by_interrupt = {e.interrupt_id: e for e in entries}
-        for interrupt in card.interrupts:
-            entry = by_interrupt[interrupt.id]  # the card's decisions cover all its interrupts
-            # The store's record shape, seen the way chat.audit has always shown it.
-            record = chat_record(
+        arguments = {i.id: i.arguments for i in card.interrupts}
+        return [
+            chat_record(
                 entry,
                 card=card.id,
-                arguments=interrupt.arguments,
-                payload=decisions[interrupt.id].payload,
+                arguments=arguments[entry.interrupt_id],
+                payload=decisions[entry.interrupt_id].payload,
             )
-            if decided_by == "you":
-                record["decidedBy"] = _recorded_name(card.person)
-            # A retried or re-decided card replaces its earlier records (not its approvals).
-            self.audit = [
-                r
-                for r in self.audit
-                if r.get("late")
-                or r.get("approval")
-                or not (r["card"] == card.id and r["interrupt"] == interrupt.id)
-            ]
-            self.audit.append(record)
+            for entry in entries
+        ]
+
+    def record_late_click(
+        self,
+        card: Card,
+        clicked: dict[str, FrontDecision],
+        person: Person,
+        decider: str | None,
+    ) -> None:
+        """A click that came after ``decider`` had decided the card: kept, sent nowhere."""
+        now = datetime.now(timezone.utc).isoformat()
+        late_by = DecidedBy.you(person).shown
+        for interrupt in card.interrupts:
+            front = clicked.get(interrupt.id)
+            if front is None:
+                continue
+            self.audit.append(
+                {
+                    "card": card.id,
+                    "interrupt": interrupt.id,
+                    "tool": interrupt.tool_name,
+                    "reason": interrupt.reason,
+                    "arguments": interrupt.arguments,
+                    "decision": front.action,
+                    "editedArguments": front.args,
+                    "changes": argument_changes(interrupt.arguments, front.args),
+                    "rejectReason": front.reason,
+                    "payload": front.payload,
+                    "decidedBy": late_by,
+                    "decidedAt": now,
+                    "outcome": f"late, not sent: {decider or card.status} had decided",
+                    "late": True,
+                    "decided_by": person.username,
+                    "kernel_user": current_user(),
+                    "identity": person.identity,
+                    "identity_note": person.note,
+                }
+            )
         self.sync_audit(card.view)
-        self.state(card, status="sending")
+
+    def finish(self, card: Card, outcome: str) -> None:
+        """The card's resume ran to ``outcome``: the audit says so, the card is done, and its
+        tools say what the decision did to them, in one push."""
+        self.set_outcome(card, outcome)
+        assert card.decisions is not None
+        for interrupt in card.interrupts:
+            kind = card.decisions[interrupt.id].kind
+            item = (
+                card.items.get(f"tool:{interrupt.tool_call_id}") if interrupt.tool_call_id else None
+            )
+            status = {"reject": "rejected", "cancel": "cancelled"}.get(kind)
+            if item is not None and status is not None:
+                # Some servers answer a denial with a result (pydantic-ai: "denied"): the
+                # decision still names what happened to the call.
+                card.items.mark_tool(interrupt.tool_call_id, status)
+        self.state(card, status="done", error=None)
 
     def set_outcome(self, card: Card, outcome: str) -> None:
         mine = [
@@ -259,12 +316,12 @@ class CardDeck:
         self,
         card: Card,
         decisions: dict[str, Decision],
-        decided_by: str,
+        decided_by: DecidedBy,
         run_id: str | None,
         outcome: str,
     ) -> None:
         """A resume that did not commit still was a decision: the store's audit log keeps it."""
-        if self._store_attempt(card, decisions, decided_by, run_id, outcome, card.person):
+        if self._store_attempt(card, decisions, decided_by, run_id, outcome):
             mine = [r for r in self.audit if r["card"] == card.id and not r.get("late")]
             self._note_head([r for r in mine if not r.get("approval")])
             self.sync_audit(card.view)
@@ -273,10 +330,9 @@ class CardDeck:
         self,
         card: Card,
         decisions: dict[str, Decision],
-        decided_by: str,
+        decided_by: DecidedBy,
         run_id: str | None,
         outcome: str,
-        person: Person | None,
     ) -> bool:
         """The decision into the store's audit log (a person's name only for a person's click);
         False when the thread keeps no store."""
@@ -289,24 +345,21 @@ class CardDeck:
             thread_id=self.thread.id,
             run_id=run_id,
             time=datetime.now(timezone.utc),
-            decided_by=decided_by,
+            decided_by=decided_by.text,
             outcome=outcome,
-            person=person if decided_by == "you" else None,
+            person=decided_by.person,
         )
         return True
 
-    def mark_tools(self, card: Card, decisions: dict[str, Decision]) -> None:
-        for interrupt in card.interrupts:
-            kind = decisions[interrupt.id].kind
-            item = (
-                card.items.get(f"tool:{interrupt.tool_call_id}") if interrupt.tool_call_id else None
-            )
-            status = {"reject": "rejected", "cancel": "cancelled"}.get(kind)
-            if item is not None and status is not None:
-                # Some servers answer a denial with a result (pydantic-ai: "denied"): the
-                # decision still names what happened to the call.
-                card.items.mark_tool(interrupt.tool_call_id, status)
-        self.streamer.push(card.view, card.view.state, force=True)
+
+def _decision_json(decision: Decision) -> dict[str, Any]:
+    """A decision as the card's ``decisions`` show it (docs/widget-protocol.md)."""
+    return {
+        "action": decision.kind,
+        "reason": decision.reason,
+        "args": dict(decision.arguments) if decision.arguments else None,
+        "payload": decision.payload,
+    }
 
 
 def _prepare_quietly(interrupts: list[PendingInterrupt]) -> None:
@@ -325,13 +378,3 @@ _VERDICT = {
     "cancel": "Cancelled",
     "answer": "Answered",
 }
-
-
-def _shown(person: Person) -> str:
-    """A clicker as a card names them: a server-given name, else "you" (the kernel's user); a
-    policy or rule counted as an approver by its own name."""
-    return person.shown if person.identity == "server" or person.display_name else "you"
-
-
-def _recorded_name(person: Person | None) -> str:
-    return "you" if person is None else _shown(person)

@@ -24,7 +24,7 @@ output updates (docs/front-ends.md). Where nothing can show a card and no policy
 Chat is composed of collaborators, each with its own state and module: the ``streamer``
 streams a run into a view, the ``deck`` keeps the cards and their audit records, the ``decider``
 decides them (rules, policy, a person's click) and sends each decision once, ``surfaces`` takes
-A2UI actions; ``result`` holds the result and the words the chat shows. The notebook around it is
+A2UI actions; ``result`` holds the result, ``texts`` the words the chat shows. The notebook around it is
 its ``host`` (``_notebook.host``). This module holds the turn, the waits, restored threads and the
 views.
 """
@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .._decisions.audit import current_user
+from .._decisions.decided_by import DecidedBy
 from .._decisions.decision import Decision, Decisions, build_resume
 from .._decisions.identity import person_from_header
 from .._decisions.interrupts import PendingInterrupt
@@ -68,12 +69,13 @@ from .._view.widget import (
 from ..policies import Policy, from_env
 from .cards import Card, CardDeck, subjects
 from .decider import Decider
-from .result import _PAST, ChatResult, _fields
-from .result import background_note as background_note  # its home before the split
-from .result import late_click_text as late_click_text  # its home before the split
+from .result import ChatResult, chat_result
 from .rules import ChatRules, TimeoutDefault
 from .streamer import Streamer
 from .surfaces import MAX_FOLLOW_UPS, SurfaceActions
+from .texts import PAST_TENSE
+from .texts import background_note as background_note  # its home before the split
+from .texts import late_click_text as late_click_text  # its home before the split
 
 __all__ = ["Chat", "ChatResult", "InterruptReissued"]
 
@@ -273,20 +275,21 @@ class Chat:
     def _result(self, result: RunResult, start: int) -> ChatResult:
         decisions = self.deck.audit[start:]
         deciders = [r["decidedBy"] for r in decisions if not r.get("late")]
-        timeouts = [r for r in decisions if r["decidedBy"].startswith("timeout:")]
-        fields = _fields(result)
+        timeouts = [r for r in decisions if DecidedBy.from_text(r["decidedBy"]).kind == "timeout"]
+        turn_warnings = result.warnings
         if timeouts:
-            verb = _PAST.get(self.on_timeout, self.on_timeout)
+            verb = PAST_TENSE.get(self.on_timeout, self.on_timeout)
             names = ", ".join(
                 dict.fromkeys(r.get("tool") or r.get("reason") or "?" for r in timeouts)
             )
-            fields["warnings"] = [
+            turn_warnings = [
                 *result.warnings,
                 f"nobody decided within {self.timeout:g} s: the timeout {verb} {names}, "
                 "so it was not done",
             ]
-        return ChatResult(
-            **fields,
+        return chat_result(
+            result,
+            warnings=turn_warnings,
             decisions=decisions,
             decided_by=deciders[-1] if deciders else None,
             timed_out=bool(timeouts),
@@ -499,9 +502,10 @@ class Chat:
         with self._turn(view):
             card = self.deck.new_card(view, pending)
             start = len(self.deck.audit)
-            self.deck.record_decisions(card, by_id, "you")
+            you = DecidedBy.you()  # code decides, as the kernel's user
+            self.deck.record_decisions(card, by_id, you)
             run = self.thread.stream(resume=decisions)
-            run.decided_by = "you"
+            run.decided_by = you.text
             result = await self.streamer.stream(view, run)
             self.deck.set_outcome(card, result.outcome)
             self.deck.state(card, status="done", error=None)
@@ -510,7 +514,7 @@ class Chat:
             view.status = "idle"
             view.outcome = result.outcome
             self._update_display(view)
-            return ChatResult(**_fields(result), decisions=self.deck.audit[start:])
+            return chat_result(result, decisions=self.deck.audit[start:])
 
     # -- messages from the front end ------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Streaming a run into a chat's view, its pushes coalesced to at most 30 a second.
 
-The lowest of the mixins :class:`~agui_notebook._chat.chat.Chat` is made of (Chat, Deciding, Cards,
-Streaming): each module holds one part of what a chat does, and Chat owns the state.
+One of the collaborators a :class:`~agui_notebook._chat.chat.Chat` is composed of; it keeps no
+state of its own beyond what each view holds (its pending state, whether a flush is due).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from .._protocol.events import type_of
 from .._state.items import ItemList
 from .._thread import RunResult, RunStream
 from .._view.widget import ChatView
-from .result import _title
+from .texts import error_title
 
 __all__ = ["Streamer"]
 
@@ -34,7 +34,7 @@ class Streamer:
                         self.push(view, run.reducer.state if run.reducer else None)
         except AGUIError as exc:
             if not isinstance(exc, ResumeRefused):
-                items.add_error(_title(exc), str(exc), exc.hint)
+                items.add_error(error_title(exc), str(exc), exc.hint)
                 view.status = "error"
             self.push(view, view.state, force=True)
             raise

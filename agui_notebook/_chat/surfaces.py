@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
+from .._decisions.decided_by import DecidedBy
 from .._errors import AGUIError
 from .._state.a2ui import SurfaceAction, action_problem, forwarded_props
 from .._state.items import ItemList
@@ -108,7 +109,7 @@ class SurfaceActions:
             if state["status"] != "failed" or last is None:
                 view.ack(message.requestId, accepted=False, error="nothing to retry")
                 return
-            action = self._reserve(view, sid, last.user_action, "you", key=last.key)
+            action = self._reserve(view, sid, last.user_action, DecidedBy.you(), key=last.key)
         else:
             user_action = message.action.model_dump()
             problem = (
@@ -119,7 +120,7 @@ class SurfaceActions:
             if problem:
                 view.ack(message.requestId, accepted=False, error=problem)
                 return
-            action = self._reserve(view, sid, user_action, "you")
+            action = self._reserve(view, sid, user_action, DecidedBy.you())
         view.ack(message.requestId, accepted=True)
         if id(view) in self._in_turn:
             self._queued.setdefault(id(view), []).append(action)
@@ -138,7 +139,7 @@ class SurfaceActions:
                 if (genui.actions.get(surface.id) or {}).get("status") == "sending":
                     raise RuntimeError(f"an action on surface {surface.id!r} is being sent")
                 user_action = spec.user_action(surface)
-                return self._reserve(view, surface.id, user_action, "you")
+                return self._reserve(view, surface.id, user_action, DecidedBy.you())
         where = f"surface {spec.surface!r}" if spec.surface else "a surface with actions"
         raise LookupError(f"no {where} is shown in this chat")
 
@@ -168,7 +169,7 @@ class SurfaceActions:
                 continue
             user_action = spec.user_action(surface)
             return await self._run(
-                self._reserve(view, surface.id, user_action, f"policy: {policy.name}")
+                self._reserve(view, surface.id, user_action, DecidedBy.policy(policy.name))
             )
         return None
 
@@ -177,11 +178,12 @@ class SurfaceActions:
         view: ChatView,
         sid: str,
         user_action: dict[str, Any],
-        decided_by: str,
+        by: DecidedBy,
         *,
         key: str | None = None,
     ) -> _Action:
         """Take the surface's next action slot now (before any await) and audit it."""
+        decided_by = by.text
         items: ItemList = view.item_list
         state = items.genui.actions.get(sid) or {"seq": 0}
         items.genui.set_action(

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from .decided_by import DecidedBy
 from .decision import Decision
 from .identity import Person
 from .interrupts import PendingInterrupt
@@ -212,10 +213,9 @@ def decider_of(decided_by: str | None) -> tuple[Decider, str]:
     >>> decider_of("you")[0]
     'person'
     """
-    if decided_by:
-        kind, sep, name = decided_by.partition(": ")
-        if sep and kind in ("rule", "policy", "timeout"):
-            return kind, name  # type: ignore[return-value]
+    by = DecidedBy.from_text(decided_by) if decided_by else None
+    if by is not None and by.kind in ("rule", "policy", "timeout"):
+        return by.kind, by.name
     return "person", current_user()
 
 
@@ -287,11 +287,12 @@ def chat_record(
 ) -> dict[str, Any]:
     """An entry in the shape ``chat.audit`` has always had (and the widget's ``audit`` state)."""
     if entry.decider == "person" and entry.identity == "server":
-        decided_by = entry.display_name or entry.decided_by
-    elif entry.decider == "person":
-        decided_by = "you" if entry.decided_by == current_user() else entry.decided_by
+        by = DecidedBy.named(entry.display_name or entry.decided_by)
+    elif entry.decider == "person":  # the kernel's user is "you" here; another's by their name
+        same = entry.decided_by == current_user()
+        by = DecidedBy.you() if same else DecidedBy.named(entry.decided_by)
     else:
-        decided_by = f"{entry.decider}: {entry.decided_by}"
+        by = DecidedBy(entry.decider, entry.decided_by)
     return {
         "card": card,
         "interrupt": entry.interrupt_id,
@@ -303,7 +304,7 @@ def chat_record(
         "changes": argument_changes(arguments, entry.edited_arguments),
         "rejectReason": entry.reason,
         "payload": payload,
-        "decidedBy": decided_by,
+        "decidedBy": by.shown,
         "decidedAt": entry.time,
         "outcome": entry.outcome,
         "decided_by": entry.decided_by,

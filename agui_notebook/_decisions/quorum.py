@@ -25,7 +25,16 @@ from .audit import canonical_json
 from .decision import Decision, edit
 from .identity import Person
 
-__all__ = ["Approvals", "Count", "Step", "check_approvals", "count", "count_text", "needed_for"]
+__all__ = [
+    "Approvals",
+    "Count",
+    "Step",
+    "check_approvals",
+    "count",
+    "count_text",
+    "missing_text",
+    "needed_for",
+]
 
 
 Approvals = int | Mapping[str, int]
@@ -142,3 +151,12 @@ def count_text(current: Count) -> str:
     """The card's words for the count: "1 of 2 approvals: Ada"."""
     names = ", ".join(p.shown for p in current.approvers)
     return f"{len(current.approvers)} of {current.needed} approvals: {names}"
+
+
+def missing_text(current: Count) -> str:
+    """The card's words for the approvals still needed: "one more approval is needed" ("" when
+    there are enough)."""
+    missing = current.needed - len(current.approvers)
+    if missing <= 0:
+        return ""
+    return "one more approval is needed" if missing == 1 else f"{missing} more approvals are needed"
