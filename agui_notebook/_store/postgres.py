@@ -716,13 +716,12 @@ class PostgresStore:
     ) -> None:
         if not interrupt_ids:
             return
-        with self._write("release claims") as conn:
-            for interrupt_id in interrupt_ids:
-                conn.execute(
-                    f"DELETE FROM {SCHEMA}.claims WHERE agent_url = %s AND thread_id = %s "
-                    "AND interrupt_id = %s AND token = %s AND settled = 0",
-                    (agent_url, thread_id, interrupt_id, token),
-                )
+        with self._write("release claims") as conn, conn.cursor() as cur:
+            cur.executemany(
+                f"DELETE FROM {SCHEMA}.claims WHERE agent_url = %s AND thread_id = %s "
+                "AND interrupt_id = %s AND token = %s AND settled = 0",
+                [(agent_url, thread_id, i, token) for i in interrupt_ids],
+            )
 
     def pending_rows(
         self, agent_url: str | None = None
@@ -738,11 +737,8 @@ class PostgresStore:
         return [(str(r[0]), str(r[1]), str(r[2]), r[3], str(r[4])) for r in rows]
 
     def claims(self, agent_url: str | None = None, thread_id: str | None = None) -> list[Claim]:
-        version = self._read(
-            "read the claims", f"SELECT value FROM {SCHEMA}.meta WHERE key = 'schema_version'"
-        )
-        if not version or int(version[0][0]) < 2:  # an older schema, opened read-only
-            return []
+        if self.version < 2:
+            return []  # an older schema, opened read-only: no claims yet
         conditions, params = [], []
         for column, value in (("agent_url", agent_url), ("thread_id", thread_id)):
             if value is not None:
@@ -845,6 +841,13 @@ ON CONFLICT (agent_url, thread_id, kind, page) DO UPDATE SET
 """
 
 
+def _page_counts(thread: ThreadRow) -> list[tuple[str, int]]:
+    """Pages of each kind after this write (a kind without a plan has none)."""
+    counts = {kind: 0 for kind in KINDS}
+    counts.update({plan.kind: plan.page_count for plan in thread.pages})
+    return list(counts.items())
+
+
 def _write_pages(
     conn: psycopg.Connection[Any], thread: ThreadRow, revision: int, *, every: bool
 ) -> None:
@@ -857,13 +860,11 @@ def _write_pages(
         )
         pages = [p for plan in thread.pages for p in plan.every_page()]
     else:
-        counts = {kind: 0 for kind in KINDS}  # a kind without a plan has no pages
-        counts.update({plan.kind: plan.page_count for plan in thread.pages})
         with conn.cursor() as cur:
             cur.executemany(
                 f"DELETE FROM {SCHEMA}.thread_pages WHERE agent_url = %s AND thread_id = %s "
                 "AND kind = %s AND page >= %s",
-                [(*key, kind, count) for kind, count in counts.items()],
+                [(*key, kind, count) for kind, count in _page_counts(thread)],
             )
         pages = [p for plan in thread.pages for p in plan.changed]
     if pages:

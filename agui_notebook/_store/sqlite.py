@@ -551,12 +551,11 @@ class Store:
         if not interrupt_ids:
             return
         with self._write("release claims") as cur:
-            for interrupt_id in interrupt_ids:
-                cur.execute(
-                    "DELETE FROM claims WHERE agent_url = ? AND thread_id = ? "
-                    "AND interrupt_id = ? AND token = ? AND settled = 0",
-                    (agent_url, thread_id, interrupt_id, token),
-                )
+            cur.executemany(
+                "DELETE FROM claims WHERE agent_url = ? AND thread_id = ? "
+                "AND interrupt_id = ? AND token = ? AND settled = 0",
+                [(agent_url, thread_id, i, token) for i in interrupt_ids],
+            )
 
     def pending_rows(
         self, agent_url: str | None = None
@@ -572,7 +571,7 @@ class Store:
         return [(str(r[0]), str(r[1]), str(r[2]), r[3], str(r[4])) for r in rows]
 
     def claims(self, agent_url: str | None = None, thread_id: str | None = None) -> list[Claim]:
-        if not self._read("read the claims", "SELECT 1 FROM sqlite_master WHERE name = 'claims'"):
+        if self.version < 2:
             return []  # an older file, opened read-only: no claims yet
         conditions, params = [], []
         for column, value in (("agent_url", agent_url), ("thread_id", thread_id)):
@@ -654,9 +653,10 @@ class Store:
                     for n, run in enumerate(copy.runs, 1)
                 ],
             )
-            cur.executemany(
-                _INSERT_PAGE, [p.row(t.agent_url, t.id, p.revision) for p in copy.pages]
-            )
+            if copy.pages:
+                cur.executemany(
+                    _INSERT_PAGE, [p.row(t.agent_url, t.id, p.revision) for p in copy.pages]
+                )
 
     def append_links(self, links: Sequence[ChainLink], head: tuple[int, str] | None) -> None:
         with self._write("copy the audit log") as cur:
@@ -719,7 +719,8 @@ def _write_pages(cur: sqlite3.Cursor, thread: ThreadRow, revision: int, *, every
             [(*key, kind, count) for kind, count in _page_counts(thread)],
         )
         pages = [p for plan in thread.pages for p in plan.changed]
-    cur.executemany(_INSERT_PAGE, [p.row(thread.agent_url, thread.id, revision) for p in pages])
+    if pages:
+        cur.executemany(_INSERT_PAGE, [p.row(thread.agent_url, thread.id, revision) for p in pages])
 
 
 class _Held(Exception):
@@ -762,15 +763,19 @@ def _append_audit(cur: sqlite3.Cursor, entries: Sequence[AuditEntry]) -> None:
     )
     seq = int(head.get("audit_head_seq", 0))
     prev = str(head.get("audit_head_hash", GENESIS_HASH))
+    rows = []
     for entry in entries:
         seq += 1
         item = link(prev, seq, entry)
-        cur.execute(
-            "INSERT INTO audit (seq, agent_url, thread_id, record, prev_hash, hash) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (seq, entry.agent_url, entry.thread_id, canonical_json(item.record), prev, item.hash),
+        rows.append(
+            (seq, entry.agent_url, entry.thread_id, canonical_json(item.record), prev, item.hash)
         )
         prev = item.hash
+    cur.executemany(
+        "INSERT INTO audit (seq, agent_url, thread_id, record, prev_hash, hash) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        rows,
+    )
     cur.executemany(
         "INSERT INTO meta (key, value) VALUES (?, ?) "
         "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
