@@ -15,7 +15,7 @@ import contextlib
 import functools
 import gc
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime
 from typing import Any
@@ -129,17 +129,6 @@ class ThreadRow:
         kinds: dict[str, Any] = {MESSAGES: None, TOOL_CALLS: None}
         kinds.update({p.kind: p.written for p in self.pages})
         return Layout(revision, secrets, kinds)
-
-
-def copied_row(r: Sequence[Any], paged: bool) -> ThreadRow:
-    """A ``threads`` row as both backends' ``copy_threads`` select it, kept as it is."""
-    revision, tool_call_count = (r[14], r[15]) if paged else (0, 0)
-    return ThreadRow(
-        agent_url=r[0], id=r[1], updated_at=r[3], title=r[4], last_run_id=r[5],
-        last_status=r[6], message_count=r[7], pending_count=r[8], messages=r[9], state=r[10],
-        tool_calls=r[11], pending=r[12], answered=r[13], revision=revision,
-        tool_call_count=tool_call_count,
-    )  # fmt: skip
 
 
 @dataclass(frozen=True)

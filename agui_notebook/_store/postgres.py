@@ -22,8 +22,6 @@ psycopg is imported here only (``pip install "agui_notebook[postgres]"``).
 from __future__ import annotations
 
 import contextlib
-import json
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -32,27 +30,9 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
 
-from .._decisions.audit import (
-    GENESIS_HASH,
-    AuditEntry,
-    ChainBreak,
-    ChainLink,
-    canonical_json,
-    link,
-    verify_chain,
-)
-from .._errors import StoreCorrupt, StoreError, StoreUnavailable, StoreVersionError
-from .codec import (
-    Claim,
-    RunRow,
-    StoredThreadData,
-    ThreadCopy,
-    ThreadRow,
-    ThreadSummary,
-    copied_row,
-    summary_from_row,
-)
-from .pages import KINDS, Page
+from .._errors import StoreCorrupt, StoreError, StoreUnavailable
+from .sql import Dialect, Sql
+from .sqlstore import SqlStore, closed_if_failed, newer_schema
 
 __all__ = ["MIGRATIONS", "SCHEMA", "SCHEMA_VERSION", "PostgresStore", "describe_url"]
 
@@ -65,45 +45,24 @@ LOCK_TIMEOUT_MS = 5000
 _MIGRATE_LOCK = 0x4147554E0001
 _AUDIT_LOCK = 0x4147554E0002
 
-_SCHEMA_V1 = f"""
-CREATE SCHEMA IF NOT EXISTS {SCHEMA};
-CREATE TABLE {SCHEMA}.meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE {SCHEMA}.threads (
-    row_id BIGINT GENERATED ALWAYS AS IDENTITY,
-    agent_url TEXT NOT NULL,
-    id TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    title TEXT,
-    last_run_id TEXT,
-    last_status TEXT,
-    message_count INTEGER NOT NULL,
-    pending_count INTEGER NOT NULL,
-    messages TEXT NOT NULL,
-    state TEXT NOT NULL,
-    tool_calls TEXT NOT NULL,
-    pending TEXT NOT NULL,
-    answered TEXT NOT NULL,
-    UNIQUE (agent_url, id)
-);
-CREATE INDEX threads_by_update ON {SCHEMA}.threads (updated_at DESC);
-CREATE TABLE {SCHEMA}.runs (
-    agent_url TEXT NOT NULL,
-    thread_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    run_id TEXT NOT NULL,
-    summary TEXT NOT NULL,
-    PRIMARY KEY (agent_url, thread_id, seq)
-);
-CREATE TABLE {SCHEMA}.audit (
-    seq BIGINT PRIMARY KEY,
-    agent_url TEXT NOT NULL,
-    thread_id TEXT NOT NULL,
-    record TEXT NOT NULL,
-    prev_hash TEXT NOT NULL,
-    hash TEXT NOT NULL
-);
-CREATE INDEX audit_by_thread ON {SCHEMA}.audit (agent_url, thread_id, seq);
+#: Kernels on several machines write at once: a thread's row (a claim's) is locked when read,
+#: to the commit; appends to the audit chain take a transaction-scoped advisory lock before the
+#: head is read, so the chain never forks.
+POSTGRES = Dialect(
+    placeholder="%s",
+    namespace=f"{SCHEMA}.",
+    insertion_order="row_id",
+    lock_row=" FOR UPDATE",
+    lock_audit=f"SELECT pg_advisory_xact_lock({_AUDIT_LOCK})",
+    upsert_returns_revision=True,
+    big_integer="BIGINT",
+    double="DOUBLE PRECISION",
+    identity="row_id BIGINT GENERATED ALWAYS AS IDENTITY,\n    ",
+)
+_SQL = Sql(POSTGRES)
+
+# What only PostgreSQL has: the tables' own schema, and an audit log that refuses to change.
+_AUDIT_APPEND_ONLY = f"""
 CREATE FUNCTION {SCHEMA}.audit_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     RAISE EXCEPTION 'the agui_notebook audit log is append-only: % refused', TG_OP
@@ -116,47 +75,14 @@ CREATE TRIGGER audit_no_truncate BEFORE TRUNCATE ON {SCHEMA}.audit
     FOR EACH STATEMENT EXECUTE FUNCTION {SCHEMA}.audit_is_append_only();
 """
 
-_SCHEMA_V2 = f"""
-CREATE TABLE {SCHEMA}.claims (
-    agent_url TEXT NOT NULL,
-    thread_id TEXT NOT NULL,
-    interrupt_id TEXT NOT NULL,
-    token TEXT NOT NULL,
-    claimant TEXT NOT NULL,
-    host TEXT NOT NULL,
-    pid INTEGER,
-    decided_by TEXT,
-    claimed_at TEXT NOT NULL,
-    lease_until DOUBLE PRECISION NOT NULL,
-    settled INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (agent_url, thread_id, interrupt_id)
-);
-"""
-
-_SCHEMA_V3 = f"""
-CREATE TABLE {SCHEMA}.thread_pages (
-    agent_url TEXT NOT NULL,
-    thread_id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    page INTEGER NOT NULL,
-    items INTEGER NOT NULL,
-    body TEXT NOT NULL,
-    digest TEXT NOT NULL,
-    validated_by TEXT,
-    revision BIGINT NOT NULL,
-    PRIMARY KEY (agent_url, thread_id, kind, page)
-);
-ALTER TABLE {SCHEMA}.threads ADD COLUMN revision BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE {SCHEMA}.threads ADD COLUMN tool_call_count INTEGER NOT NULL DEFAULT 0;
-"""
-
 #: (version, script) in order: a database at version N runs every script above N, in one
-#: transaction. Statements are separated by a line holding only ``;`` or ending in ``;``
-#: outside a ``$$`` body (see :func:`_statements`).
-#: Version 2 adds the claims, so a resume goes out once across kernels sharing the store.
-#: Version 3 keeps messages and tool calls in pages (``thread_pages``), so a commit writes what
-#: its run changed; a thread written before keeps its JSON texts until its next commit.
-MIGRATIONS: list[tuple[int, str]] = [(1, _SCHEMA_V1), (2, _SCHEMA_V2), (3, _SCHEMA_V3)]
+#: transaction (``sql.Sql``: what each version adds). Statements are separated by a line holding
+#: only ``;`` or ending in ``;`` outside a ``$$`` body (see :func:`_statements`).
+_TABLES = _SQL.schema_scripts()
+MIGRATIONS: list[tuple[int, str]] = [
+    (1, f"CREATE SCHEMA IF NOT EXISTS {SCHEMA};{_TABLES[0][1]}{_AUDIT_APPEND_ONLY}"),
+    *_TABLES[1:],
+]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 #: What ``store init --app-role`` grants: everything but changing or removing audit records.
@@ -219,7 +145,7 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
-class PostgresStore:
+class PostgresStore(SqlStore):
     """An open store in a PostgreSQL database. Thread-safe (one connection behind a lock).
 
     >>> store = PostgresStore("postgresql://ada@db.example/agui")   # doctest: +SKIP
@@ -229,11 +155,7 @@ class PostgresStore:
         self._url = url  # may carry the password: never shown, never stored
         params = _params(url)
         self._secret = str(params.get("password") or "")
-        self._where = _describe(params)
-        self.readonly = readonly
-        self._lock = threading.Lock()
-        #: The schema version (an older one opened read-only, or not migrated, stays at its own).
-        self.version = SCHEMA_VERSION
+        super().__init__(_SQL, where=_describe(params), readonly=readonly, version=SCHEMA_VERSION)
         self._conn = self._connect(migrate=migrate)
 
     # -- opening -------------------------------------------------------------------------
@@ -249,34 +171,25 @@ class PostgresStore:
         except psycopg.Error as exc:
             raise self._error(exc, "connect") from None
         try:
-            conn.execute(f"SET lock_timeout = {int(LOCK_TIMEOUT_MS)}")
-            if self.readonly:
-                conn.execute("SET default_transaction_read_only = on")
-            version = _version(conn)
-            if version > SCHEMA_VERSION:
-                raise StoreVersionError(
-                    f"the store {self._where} has schema version {version}, written by a newer "
-                    f"agui_notebook; this one reads up to version {SCHEMA_VERSION}",
-                    self._where,
-                    found=version,
-                    supported=SCHEMA_VERSION,
-                )
-            if version < SCHEMA_VERSION:
-                if version == 0 and (self.readonly or not migrate):
-                    raise StoreUnavailable(
-                        f"the database {self._where} holds no agui_notebook store "
-                        f"(schema version {version}); create it with: agui-notebook store init URL",
-                        self._where,
-                    )
-                if not self.readonly and migrate:  # read-only: an older schema is read as is
-                    self._migrate(conn)
-                else:
-                    self.version = version
-        except StoreError:
-            conn.close()
-            raise
+            with closed_if_failed(conn):
+                conn.execute(f"SET lock_timeout = {int(LOCK_TIMEOUT_MS)}")
+                if self.readonly:
+                    conn.execute("SET default_transaction_read_only = on")
+                version = _version(conn)
+                if version > SCHEMA_VERSION:
+                    raise newer_schema(self._where, version, SCHEMA_VERSION)
+                if version < SCHEMA_VERSION:
+                    if version == 0 and (self.readonly or not migrate):
+                        raise StoreUnavailable(
+                            f"the database {self._where} holds no agui_notebook store "
+                            f"(schema version {version}); create it with: agui-notebook store init URL",
+                            self._where,
+                        )
+                    if not self.readonly and migrate:  # read-only: an older schema is read as is
+                        self._migrate(conn)
+                    else:
+                        self.version = version
         except psycopg.Error as exc:
-            conn.close()
             raise self._error(exc, "open") from None
         return conn
 
@@ -285,49 +198,25 @@ class PostgresStore:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATE_LOCK,))
             version = _version(conn)  # another kernel may have migrated meanwhile
             if version > SCHEMA_VERSION:
-                raise StoreVersionError(
-                    f"the store {self._where} was upgraded to schema version {version} meanwhile",
-                    self._where,
-                    found=version,
-                    supported=SCHEMA_VERSION,
-                )
+                raise newer_schema(self._where, version, SCHEMA_VERSION, meanwhile=True)
             for target, script in MIGRATIONS:
                 if target > version:
                     for statement in _statements(script):
                         conn.execute(statement.encode())
-                    conn.execute(
-                        f"INSERT INTO {SCHEMA}.meta (key, value) VALUES ('schema_version', %s) "
-                        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                        (str(target),),
-                    )
+                    conn.execute(_SQL.set_meta.encode(), ("schema_version", str(target)))
 
     def grant(self, role: str) -> None:
         """Grant ``role`` what a kernel needs, and not changing or removing audit records."""
         from psycopg import sql
 
         script = _GRANTS.format(schema=SCHEMA, role="{role}")
-        with self._write("grant privileges") as conn:
+        with self._write("grant privileges") as cur:
             for statement in _statements(script):
-                conn.execute(sql.SQL(statement).format(role=sql.Identifier(role)))
-
-    @property
-    def where(self) -> str:
-        return self._where
-
-    @property
-    def schema_version(self) -> int:
-        """The schema version this store is at (this module's, once opened for writing)."""
-        return SCHEMA_VERSION
+                cur.execute(sql.SQL(statement).format(role=sql.Identifier(role)))
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
-
-    def __enter__(self) -> PostgresStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"PostgresStore({self._where!r})"
@@ -396,510 +285,41 @@ class PostgresStore:
             self._conn = self._connect(migrate=False)
         return self._conn
 
-    # -- writing -------------------------------------------------------------------------
+    # -- transactions ----------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def _write(self, action: str) -> Iterator[psycopg.Connection[Any]]:
+    def _write(self, action: str) -> Iterator[psycopg.Cursor[Any]]:
         if self.readonly:
             raise StoreUnavailable(f"the store {self._where} is open read-only", self._where)
         with self._lock:
             try:
                 conn = self._usable_conn()
-                with conn.transaction():
-                    yield conn
+                with conn.transaction(), conn.cursor() as cur:
+                    yield cur
             except psycopg.Error as exc:
                 raise self._error(exc, action) from None
 
-    def save_run(
-        self,
-        thread: ThreadRow,
-        run: RunRow,
-        audit: Sequence[AuditEntry] = (),
-        settled: Sequence[str] = (),
-        reopened: Sequence[str] = (),
-    ) -> int:
-        """Write a committed run: the thread as it now is (its row and the pages its run
-        changed), the run's summary, its decisions, and the claims on the interrupts it answered
-        settled. Returns the thread's new revision."""
-        key = (thread.agent_url, thread.id)
-        with self._write("save a run") as conn:
-            # The row's lock, held to the commit: another kernel's write of this thread waits.
-            found = conn.execute(
-                f"SELECT revision, messages = '' AND tool_calls = '' FROM {SCHEMA}.threads "
-                "WHERE agent_url = %s AND id = %s FOR UPDATE",
-                key,
-            ).fetchone()
-            written = conn.execute(
-                f"""
-                INSERT INTO {SCHEMA}.threads (agent_url, id, created_at, updated_at, title,
-                    last_run_id, last_status, message_count, pending_count, messages, state,
-                    tool_calls, pending, answered, revision, tool_call_count)
-                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, '', %s, '', %s, %s, 1, %s)
-                ON CONFLICT (agent_url, id) DO UPDATE SET
-                    updated_at = excluded.updated_at,
-                    title = COALESCE(threads.title, excluded.title),
-                    last_run_id = excluded.last_run_id,
-                    last_status = excluded.last_status,
-                    message_count = excluded.message_count,
-                    pending_count = excluded.pending_count,
-                    messages = '',
-                    state = excluded.state,
-                    tool_calls = '',
-                    pending = excluded.pending,
-                    answered = excluded.answered,
-                    revision = threads.revision + 1,
-                    tool_call_count = excluded.tool_call_count
-                RETURNING revision
-                """,
-                (
-                    thread.agent_url,
-                    thread.id,
-                    thread.updated_at,
-                    thread.updated_at,
-                    thread.title,
-                    thread.last_run_id,
-                    thread.last_status,
-                    thread.message_count,
-                    thread.pending_count,
-                    thread.state,
-                    thread.pending,
-                    thread.answered,
-                    thread.tool_call_count,
-                ),
-            ).fetchone()
-            assert written is not None  # an upsert always returns its row
-            revision = int(written[0])
-            # No row to lock above (a new thread, perhaps created meanwhile by another kernel),
-            # one in version 2's layout, or one written by someone else: write every page.
-            known = found is not None and bool(found[1]) and found[0] == thread.base_revision
-            _write_pages(conn, thread, revision, every=not known)
-            # The upsert holds the thread's row lock: runs of one thread are numbered in turn.
-            conn.execute(
-                f"""
-                INSERT INTO {SCHEMA}.runs (agent_url, thread_id, seq, run_id, summary)
-                VALUES (%s, %s, (SELECT COALESCE(MAX(seq), 0) + 1 FROM {SCHEMA}.runs
-                                 WHERE agent_url = %s AND thread_id = %s), %s, %s)
-                """,
-                (*key, *key, run.run_id, run.summary),
-            )
-            _append_audit(conn, audit)
-            if settled:
-                with conn.cursor() as cur:
-                    cur.executemany(
-                        f"UPDATE {SCHEMA}.claims SET settled = 1 "
-                        "WHERE agent_url = %s AND thread_id = %s AND interrupt_id = %s",
-                        [(*key, i) for i in settled],
-                    )
-            if reopened:
-                with conn.cursor() as cur:
-                    cur.executemany(
-                        f"DELETE FROM {SCHEMA}.claims "
-                        "WHERE agent_url = %s AND thread_id = %s AND interrupt_id = %s",
-                        [(*key, i) for i in reopened],
-                    )
-        return revision
-
-    def append_audit(self, entries: Sequence[AuditEntry]) -> None:
-        """Append decisions whose run did not commit (a failed or refused resume)."""
-        if entries:
-            with self._write("append to the audit log") as conn:
-                _append_audit(conn, entries)
-
-    def append_links(self, links: Sequence[ChainLink], head: tuple[int, str] | None) -> None:
-        """Copy audit records as they are (``store copy``): same numbers, records and hashes."""
-        with self._write("copy the audit log") as conn:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_AUDIT_LOCK,))
-            with conn.cursor() as cur:
-                cur.executemany(
-                    f"INSERT INTO {SCHEMA}.audit (seq, agent_url, thread_id, record, prev_hash, "
-                    "hash) VALUES (%s, %s, %s, %s, %s, %s)",
-                    [
-                        (
-                            item.seq,
-                            str(item.record.get("agent_url", "")),
-                            str(item.record.get("thread_id", "")),
-                            canonical_json(item.record),
-                            item.prev_hash,
-                            item.hash,
-                        )
-                        for item in links
-                    ],
-                )
-            if head is not None:
-                _set_head(conn, *head)
-
-    # -- reading -------------------------------------------------------------------------
-
-    def _read(self, action: str, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    @contextlib.contextmanager
+    def _snapshot(self, action: str) -> Iterator[psycopg.Cursor[Any]]:
         with self._lock:
             try:
                 conn = self._usable_conn()
-                return conn.execute(sql.encode(), params).fetchall()
+                with conn.transaction(), conn.cursor() as cur:
+                    cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                    yield cur
             except psycopg.Error as exc:
                 raise self._error(exc, action) from None
 
-    def load_thread(self, agent_url: str, thread_id: str) -> StoredThreadData | None:
-        """A thread's row, pages and runs, read in one REPEATABLE READ transaction (one
-        snapshot: never pages of one commit beside the row of another)."""
-        key = (agent_url, thread_id)
-        paged = self.version >= 3
+    def _read(self, action: str, query: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
             try:
                 conn = self._usable_conn()
-                with conn.transaction():
-                    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-                    row = conn.execute(
-                        "SELECT created_at, updated_at, last_run_id, state, pending, answered, "
-                        "messages, tool_calls"
-                        + (", revision, message_count, tool_call_count" if paged else "")
-                        + f" FROM {SCHEMA}.threads WHERE agent_url = %s AND id = %s",
-                        key,
-                    ).fetchone()
-                    if row is None:
-                        return None
-                    pages = (
-                        conn.execute(
-                            "SELECT kind, page, items, body, digest, validated_by, revision "
-                            f"FROM {SCHEMA}.thread_pages WHERE agent_url = %s AND thread_id = %s "
-                            "ORDER BY kind, page",
-                            key,
-                        ).fetchall()
-                        if paged
-                        else []
-                    )
-                    runs = conn.execute(
-                        f"SELECT run_id, summary FROM {SCHEMA}.runs "
-                        "WHERE agent_url = %s AND thread_id = %s ORDER BY seq",
-                        key,
-                    ).fetchall()
+                return conn.execute(query.encode(), params).fetchall()
             except psycopg.Error as exc:
-                raise self._error(exc, "read a thread") from None
-        created, updated, last_run_id, state, pending, answered, messages, tool_calls = row[:8]
-        revision, message_count, tool_call_count = row[8:] if paged else (0, 0, 0)
-        return StoredThreadData(
-            agent_url=agent_url,
-            id=thread_id,
-            created_at=created,
-            updated_at=updated,
-            last_run_id=last_run_id,
-            state=state,
-            pending=pending,
-            answered=answered,
-            runs=[(run_id, json.loads(summary)) for run_id, summary in runs],
-            messages=messages,
-            tool_calls=tool_calls,
-            revision=int(revision),
-            message_count=message_count,
-            tool_call_count=tool_call_count,
-            pages=[Page(*p) for p in pages],
-        )
-
-    def threads(
-        self, agent_url: str | None = None, *, pending: bool | None = None
-    ) -> list[ThreadSummary]:
-        """Stored threads, newest first: of one agent URL (or all), only pending ones, or not."""
-        where: list[str] = []
-        params: list[Any] = []
-        if agent_url is not None:
-            where.append("agent_url = %s")
-            params.append(agent_url)
-        if pending is True:
-            where.append("pending_count > 0")
-        elif pending is False:
-            where.append("pending_count = 0")
-        sql = (
-            "SELECT id, agent_url, created_at, updated_at, pending_count, message_count, "
-            f"last_status, title FROM {SCHEMA}.threads"
-            + (" WHERE " + " AND ".join(where) if where else "")
-            + " ORDER BY updated_at DESC, row_id DESC"
-        )
-        return [
-            summary_from_row(
-                id=r[0],
-                agent_url=r[1],
-                created_at=r[2],
-                updated_at=r[3],
-                pending=r[4],
-                messages=r[5],
-                last_status=r[6],
-                title=r[7],
-            )
-            for r in self._read("list threads", sql, params)
-        ]
-
-    def audit_links(self) -> list[ChainLink]:
-        """Every audit record in storage order, as stored (for export and verification)."""
-        rows = self._read(
-            "read the audit log",
-            f"SELECT seq, record, prev_hash, hash FROM {SCHEMA}.audit ORDER BY seq",
-        )
-        return [_chain_link(*row) for row in rows]
-
-    def audit_head(self) -> tuple[int, str] | None:
-        """(seq, hash) of the last record as noted at its append; None for an empty log."""
-        rows = self._read(
-            "read the audit head",
-            f"SELECT key, value FROM {SCHEMA}.meta "
-            "WHERE key IN ('audit_head_seq', 'audit_head_hash')",
-        )
-        values = dict(rows)
-        if "audit_head_seq" not in values:
-            return None
-        return int(values["audit_head_seq"]), str(values.get("audit_head_hash", ""))
-
-    def verify_audit(self) -> tuple[int, ChainBreak | None]:
-        """(records checked, the first break or None)."""
-        return verify_chain(self.audit_links(), head=self.audit_head())
-
-    def thread_links(self, agent_url: str, thread_id: str) -> list[ChainLink]:
-        """One thread's audit records in storage order, as stored (by the thread's index: a
-        restored chat's chain heads without reading the whole log)."""
-        rows = self._read(
-            "read a thread's audit records",
-            f"SELECT seq, record, prev_hash, hash FROM {SCHEMA}.audit "
-            "WHERE agent_url = %s AND thread_id = %s ORDER BY seq",
-            (agent_url, thread_id),
-        )
-        return [_chain_link(*row) for row in rows]
-
-    def thread_audit(self, agent_url: str, thread_id: str) -> list[AuditEntry]:
-        rows = self._read(
-            "read a thread's audit records",
-            f"SELECT record FROM {SCHEMA}.audit WHERE agent_url = %s AND thread_id = %s "
-            "ORDER BY seq",
-            (agent_url, thread_id),
-        )
-        entries: list[AuditEntry] = []
-        for (text,) in rows:
-            with contextlib.suppress(ValueError, TypeError):
-                entries.append(AuditEntry.from_json(json.loads(text)))
-        return entries
-
-    # -- claims: a resume goes out once across kernels ---------------------------------
-
-    def claim(
-        self, agent_url: str, thread_id: str, claims: Sequence[Claim], now: float
-    ) -> Claim | None:
-        """Claim every interrupt of a resume, all or none; the claim that holds against it."""
-        try:
-            with self._write("claim interrupts") as conn:
-                for mine in claims:
-                    key = (agent_url, thread_id, mine.interrupt_id)
-                    taken = conn.execute(
-                        f"INSERT INTO {SCHEMA}.claims (agent_url, thread_id, interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled) "
-                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                        "ON CONFLICT (agent_url, thread_id, interrupt_id) DO NOTHING",
-                        (agent_url, thread_id, *_claim_values(mine)),
-                    ).rowcount
-                    if taken == 1:
-                        continue
-                    row = conn.execute(
-                        f"SELECT interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled FROM {SCHEMA}.claims "
-                        "WHERE agent_url = %s AND thread_id = %s AND interrupt_id = %s FOR UPDATE",
-                        key,
-                    ).fetchone()
-                    held = _claim_from_row(row)
-                    if held.holds_against(mine.token, now):
-                        raise _Held(held)
-                    conn.execute(  # ours again (a retry), or a lapsed claim taken over
-                        f"UPDATE {SCHEMA}.claims SET token = %s, claimant = %s, host = %s, pid = %s, "
-                        "decided_by = %s, claimed_at = %s, lease_until = %s, settled = %s "
-                        "WHERE agent_url = %s AND thread_id = %s AND interrupt_id = %s",
-                        (*_claim_values(mine)[1:], *key),
-                    )
-        except _Held as held:
-            return held.claim
-        return None
-
-    def release(
-        self, agent_url: str, thread_id: str, interrupt_ids: Sequence[str], token: str
-    ) -> None:
-        if not interrupt_ids:
-            return
-        with self._write("release claims") as conn:
-            for interrupt_id in interrupt_ids:
-                conn.execute(
-                    f"DELETE FROM {SCHEMA}.claims WHERE agent_url = %s AND thread_id = %s "
-                    "AND interrupt_id = %s AND token = %s AND settled = 0",
-                    (agent_url, thread_id, interrupt_id, token),
-                )
-
-    def pending_rows(
-        self, agent_url: str | None = None
-    ) -> list[tuple[str, str, str, str | None, str]]:
-        where, params = ("", ()) if agent_url is None else (" AND agent_url = %s", (agent_url,))
-        rows = self._read(
-            "list pending threads",
-            f"SELECT agent_url, id, updated_at, title, pending FROM {SCHEMA}.threads WHERE pending_count > 0"
-            + where
-            + " ORDER BY updated_at DESC, row_id DESC",
-            params,
-        )
-        return [(str(r[0]), str(r[1]), str(r[2]), r[3], str(r[4])) for r in rows]
-
-    def claims(self, agent_url: str | None = None, thread_id: str | None = None) -> list[Claim]:
-        version = self._read(
-            "read the claims", f"SELECT value FROM {SCHEMA}.meta WHERE key = 'schema_version'"
-        )
-        if not version or int(version[0][0]) < 2:  # an older schema, opened read-only
-            return []
-        conditions, params = [], []
-        for column, value in (("agent_url", agent_url), ("thread_id", thread_id)):
-            if value is not None:
-                conditions.append(f"{column} = %s")
-                params.append(value)
-        where = (" WHERE " + " AND ".join(conditions)) if conditions else ""
-        rows = self._read(
-            "read the claims",
-            f"SELECT interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled FROM {SCHEMA}.claims"
-            + where
-            + " ORDER BY claimed_at",
-            params,
-        )
-        return [_claim_from_row(r) for r in rows]
-
-    # -- copying a whole store -----------------------------------------------------------
-
-    def is_empty(self) -> bool:
-        rows = self._read(
-            "read the store",
-            f"SELECT (SELECT count(*) FROM {SCHEMA}.threads) + (SELECT count(*) FROM {SCHEMA}.audit)",
-        )
-        return int(rows[0][0]) == 0
-
-    def copy_threads(self) -> list[ThreadCopy]:
-        paged = self.version >= 3
-        rows = self._read(
-            "read the threads",
-            "SELECT agent_url, id, created_at, updated_at, title, last_run_id, last_status, "
-            "message_count, pending_count, messages, state, tool_calls, pending, answered"
-            + (", revision, tool_call_count" if paged else "")
-            + f" FROM {SCHEMA}.threads ORDER BY row_id",
-        )
-        runs: dict[tuple[str, str], list[RunRow]] = {}
-        for agent_url, thread_id, run_id, summary in self._read(
-            "read the runs",
-            f"SELECT agent_url, thread_id, run_id, summary FROM {SCHEMA}.runs "
-            "ORDER BY agent_url, thread_id, seq",
-        ):
-            runs.setdefault((agent_url, thread_id), []).append(RunRow(run_id, summary))
-        pages: dict[tuple[str, str], list[Page]] = {}
-        if paged:
-            for agent_url, thread_id, *page in self._read(
-                "read the pages",
-                "SELECT agent_url, thread_id, kind, page, items, body, digest, validated_by, "
-                f"revision FROM {SCHEMA}.thread_pages ORDER BY agent_url, thread_id, kind, page",
-            ):
-                pages.setdefault((agent_url, thread_id), []).append(Page(*page))
-        return [
-            ThreadCopy(
-                row=copied_row(r, paged),
-                created_at=r[2],
-                runs=runs.get((r[0], r[1]), []),
-                pages=pages.get((r[0], r[1]), []),
-            )
-            for r in rows
-        ]
-
-    def paste_thread(self, copy: ThreadCopy) -> None:
-        t = copy.row
-        with self._write("copy a thread") as conn:
-            conn.execute(
-                f"INSERT INTO {SCHEMA}.threads (agent_url, id, created_at, updated_at, title, "
-                "last_run_id, last_status, message_count, pending_count, messages, state, "
-                "tool_calls, pending, answered, revision, tool_call_count) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (
-                    t.agent_url, t.id, copy.created_at, t.updated_at, t.title, t.last_run_id,
-                    t.last_status, t.message_count, t.pending_count, t.messages, t.state,
-                    t.tool_calls, t.pending, t.answered, t.revision, t.tool_call_count,
-                ),
-            )  # fmt: skip
-            with conn.cursor() as cur:
-                cur.executemany(
-                    f"INSERT INTO {SCHEMA}.runs (agent_url, thread_id, seq, run_id, summary) "
-                    "VALUES (%s, %s, %s, %s, %s)",
-                    [
-                        (t.agent_url, t.id, n, run.run_id, run.summary)
-                        for n, run in enumerate(copy.runs, 1)
-                    ],
-                )
-                if copy.pages:
-                    cur.executemany(
-                        _INSERT_PAGE, [p.row(t.agent_url, t.id, p.revision) for p in copy.pages]
-                    )
+                raise self._error(exc, action) from None
 
 
 # -- helpers -----------------------------------------------------------------------------------
-
-_INSERT_PAGE = f"""
-INSERT INTO {SCHEMA}.thread_pages (agent_url, thread_id, kind, page, items, body, digest,
-    validated_by, revision)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
-ON CONFLICT (agent_url, thread_id, kind, page) DO UPDATE SET
-    items = excluded.items,
-    body = excluded.body,
-    digest = excluded.digest,
-    validated_by = excluded.validated_by,
-    revision = excluded.revision
-"""
-
-
-def _write_pages(
-    conn: psycopg.Connection[Any], thread: ThreadRow, revision: int, *, every: bool
-) -> None:
-    """The thread's pages as its row says: the plans' changed pages and nothing past each
-    plan's last page, or (``every``) every page, anything else of the thread removed first."""
-    key = (thread.agent_url, thread.id)
-    if every:
-        conn.execute(
-            f"DELETE FROM {SCHEMA}.thread_pages WHERE agent_url = %s AND thread_id = %s", key
-        )
-        pages = [p for plan in thread.pages for p in plan.every_page()]
-    else:
-        counts = {kind: 0 for kind in KINDS}  # a kind without a plan has no pages
-        counts.update({plan.kind: plan.page_count for plan in thread.pages})
-        with conn.cursor() as cur:
-            cur.executemany(
-                f"DELETE FROM {SCHEMA}.thread_pages WHERE agent_url = %s AND thread_id = %s "
-                "AND kind = %s AND page >= %s",
-                [(*key, kind, count) for kind, count in counts.items()],
-            )
-        pages = [p for plan in thread.pages for p in plan.changed]
-    if pages:
-        with conn.cursor() as cur:
-            cur.executemany(
-                _INSERT_PAGE, [p.row(thread.agent_url, thread.id, revision) for p in pages]
-            )
-
-
-class _Held(Exception):
-    """Rolls a claim back: another kernel's claim holds."""
-
-    def __init__(self, claim: Claim) -> None:
-        self.claim = claim
-
-
-def _claim_values(c: Claim) -> tuple[Any, ...]:
-    return (
-        c.interrupt_id, c.token, c.claimant, c.host, c.pid, c.decided_by, c.claimed_at,
-        c.lease_until, int(c.settled),
-    )  # fmt: skip
-
-
-def _claim_from_row(row: Any) -> Claim:
-    interrupt_id, token, claimant, host, pid, decided_by, claimed_at, lease_until, settled = row
-    return Claim(
-        interrupt_id=str(interrupt_id),
-        token=str(token),
-        claimant=str(claimant),
-        host=str(host),
-        pid=None if pid is None else int(pid),
-        decided_by=decided_by,
-        claimed_at=str(claimed_at),
-        lease_until=float(lease_until),
-        settled=bool(settled),
-    )
 
 
 def _version(conn: psycopg.Connection[Any]) -> int:
@@ -918,55 +338,6 @@ def _version(conn: psycopg.Connection[Any]) -> int:
         return int(found[0]) if found else 0
     except ValueError:
         return 0
-
-
-def _append_audit(conn: psycopg.Connection[Any], entries: Sequence[AuditEntry]) -> None:
-    """Append to the chain inside the caller's transaction, the chain's lock held."""
-    if not entries:
-        return
-    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_AUDIT_LOCK,))  # until COMMIT/ROLLBACK
-    head = dict(
-        conn.execute(
-            f"SELECT key, value FROM {SCHEMA}.meta "
-            "WHERE key IN ('audit_head_seq', 'audit_head_hash')"
-        ).fetchall()
-    )
-    seq = int(head.get("audit_head_seq", 0))
-    prev = str(head.get("audit_head_hash", GENESIS_HASH))
-    rows = []
-    for entry in entries:
-        seq += 1
-        item = link(prev, seq, entry)
-        rows.append(
-            (seq, entry.agent_url, entry.thread_id, canonical_json(item.record), prev, item.hash)
-        )
-        prev = item.hash
-    with conn.cursor() as cur:
-        cur.executemany(
-            f"INSERT INTO {SCHEMA}.audit (seq, agent_url, thread_id, record, prev_hash, hash) "
-            "VALUES (%s, %s, %s, %s, %s, %s)",
-            rows,
-        )
-    _set_head(conn, seq, prev)
-
-
-def _set_head(conn: psycopg.Connection[Any], seq: int, hash_: str) -> None:
-    with conn.cursor() as cur:
-        cur.executemany(
-            f"INSERT INTO {SCHEMA}.meta (key, value) VALUES (%s, %s) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            [("audit_head_seq", str(seq)), ("audit_head_hash", hash_)],
-        )
-
-
-def _chain_link(seq: Any, record: Any, prev_hash: Any, hash_: Any) -> ChainLink:
-    try:
-        parsed = json.loads(record)
-        if not isinstance(parsed, dict):
-            raise ValueError("not an object")
-    except (ValueError, TypeError):
-        parsed = {"unreadable": str(record)}  # cannot match its hash: reported as altered
-    return ChainLink(int(seq), parsed, str(prev_hash), str(hash_))
 
 
 def _statements(script: str) -> list[str]:
