@@ -24,9 +24,6 @@ OVER_THE_LIMIT: dict[str, str] = {
     "agui_notebook/_protocol/secrets.py": "being split (issue 42)",
     "agui_notebook/_record.py": "being split (issue 42)",
     "agui_notebook/_state/reducer.py": "being split (issue 42)",
-    "agui_notebook/_store/codec.py": "being split (issue 42)",
-    "agui_notebook/_store/postgres.py": "being split (issue 42)",
-    "agui_notebook/_store/sqlite.py": "being split (issue 42)",
     "agui_notebook/_thread.py": "being split (issue 42)",
 }
 
