@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.alias_generators import to_camel
 
 __all__ = [
+    "EVENT_MODELS",
     "AssistantMessage",
     "CancelledOutcome",
     "ContentPart",
@@ -267,3 +268,53 @@ class RunFinished(_E.RunFinishedEvent):
 
 class RunError(_E.RunErrorEvent):
     usage: list[TokenUsage] | None = None
+
+
+# -- which model reads each event type ---------------------------------------------------------
+
+
+def _event_models() -> dict[str, type[BaseModel]]:
+    names = {
+        "TEXT_MESSAGE_CONTENT": "TextMessageContentEvent",
+        "TEXT_MESSAGE_END": "TextMessageEndEvent",
+        "TEXT_MESSAGE_CHUNK": "TextMessageChunkEvent",
+        "TOOL_CALL_START": "ToolCallStartEvent",
+        "TOOL_CALL_ARGS": "ToolCallArgsEvent",
+        "TOOL_CALL_END": "ToolCallEndEvent",
+        "TOOL_CALL_CHUNK": "ToolCallChunkEvent",
+        "STATE_SNAPSHOT": "StateSnapshotEvent",
+        "STATE_DELTA": "StateDeltaEvent",
+        "ACTIVITY_DELTA": "ActivityDeltaEvent",
+        "RAW": "RawEvent",
+        "CUSTOM": "CustomEvent",
+        "STEP_STARTED": "StepStartedEvent",
+        "STEP_FINISHED": "StepFinishedEvent",
+        "REASONING_START": "ReasoningStartEvent",
+        "REASONING_MESSAGE_START": "ReasoningMessageStartEvent",
+        "REASONING_MESSAGE_CONTENT": "ReasoningMessageContentEvent",
+        "REASONING_MESSAGE_END": "ReasoningMessageEndEvent",
+        "REASONING_MESSAGE_CHUNK": "ReasoningMessageChunkEvent",
+        "REASONING_END": "ReasoningEndEvent",
+        "SUBAGENT_STARTED": "SubagentStartedEvent",
+        "SUBAGENT_FINISHED": "SubagentFinishedEvent",
+        "SUBAGENT_ERROR": "SubagentErrorEvent",
+    }
+    found: dict[str, type[BaseModel]] = {t: getattr(_E, n) for t, n in names.items()}
+    found.update(
+        {
+            "TEXT_MESSAGE_START": TextMessageStart,
+            "TOOL_CALL_RESULT": ToolCallResult,
+            "MESSAGES_SNAPSHOT": MessagesSnapshot,
+            "ACTIVITY_SNAPSHOT": ActivitySnapshot,
+            "REASONING_ENCRYPTED_VALUE": ReasoningEncryptedValue,
+            "RUN_STARTED": RunStarted,
+            "RUN_FINISHED": RunFinished,
+            "RUN_ERROR": RunError,
+        }
+    )
+    return found
+
+
+#: The model each event type this client knows is read with: ``ag_ui.core``'s, or its 1.1
+#: extension above. A type not here is unknown (dropped with a warning).
+EVENT_MODELS: dict[str, type[BaseModel]] = _event_models()
