@@ -6,14 +6,16 @@ The order is the spec's (1.1 basic/processing, "Where middleware sits")::
 
 :class:`EventParser` takes each SSE message's data through the first three (:mod:`.compat`,
 :mod:`.enforce`, :mod:`.chunks`); the order verifier (:mod:`.verify`) comes after it. It has two
-ways in:
+entry points:
 
 - :meth:`EventParser.parse`: one text into its events (models), for a run whose events someone
   iterates (``thread.stream()``). The frequent events (:data:`.plain.FREQUENT`) are validated
   straight from their JSON text; anything unusual takes the full path (``json.loads``,
   compatibility, pruning, ``model_validate``, enforcement), with the same errors and warnings.
-- :meth:`EventParser.parse_plain` (and ``parse_plains``, ``parse_deltas``): the frequent events
-  read plain (:mod:`.plain`: their decoded JSON, no model), for a run nobody iterates.
+- :meth:`EventParser.read`: a batch of texts, for a run nobody iterates (``Thread.run``): the
+  frequent events stay plain (:mod:`.plain`: their decoded JSON, no model), counted here and
+  handed to a :class:`Taker` (a run of deltas to one thing, and consecutive STATE_DELTAs,
+  together); any other text is handed over as it is, for :meth:`~EventParser.parse`.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -32,7 +34,7 @@ from .compat import THINKING, ThinkingTranslator, version_warning
 from .enforce import NESTED_MODELS, Enforcer, describe, patch_clean, prune
 from .wire import EVENT_MODELS
 
-__all__ = ["EventParser", "event_from_text", "type_of"]
+__all__ = ["EventParser", "Taker", "event_from_text", "type_of"]
 
 Warn = Callable[[str], None]
 
@@ -59,6 +61,28 @@ _RUNS = {
 }
 
 _TYPE_OF: dict[type[BaseModel], str] = {cls: name for name, cls in EVENT_MODELS.items()}
+
+
+class Taker(Protocol):
+    """What :meth:`EventParser.read` hands a batch to, in stream order, each piece as soon as
+    it is read: a text the taker parses may open a chunk stream, which the events after it may
+    close (then they are not plain)."""
+
+    def take_plain(self, etype: str, event: Any, text: str, index: int) -> None:
+        """One plain event of type ``etype``, the stream's ``index``-th."""
+
+    def take_deltas(
+        self, etype: str, first: Any, index: int, ident: str, deltas: list[str], texts: list[str]
+    ) -> None:
+        """Consecutive plain deltas of type ``etype`` to one message or tool call ``ident``,
+        none with metadata, all with the subagent tag of ``first`` (the first one, the stream's
+        ``index``-th): their ``deltas``, and their ``texts``."""
+
+    def take_states(self, events: list[Any], texts: list[str], index: int) -> None:
+        """Consecutive plain STATE_DELTAs (their ``texts``), the first the ``index``-th."""
+
+    def take_text(self, text: str) -> None:
+        """A text that is not plain, for :meth:`EventParser.parse` (which counts it)."""
 
 
 class EventParser:
@@ -175,7 +199,104 @@ class EventParser:
             return [event]
         return [*self._chunks.closing(event, etype), event]
 
-    # -- plain events (each way held to parse() by tests/protocol/test_plain.py) ------------
+    # -- a batch of texts -------------------------------------------------------------------
+
+    def read(self, texts: list[str], taker: Taker) -> None:
+        """The batch ``texts``, in order, handed to ``taker``: its plain events (counted here)
+        one by one, a run of deltas to one thing and consecutive STATE_DELTAs together, and
+        every other text as it is (for :meth:`parse`, the taker's, perhaps behind a credential
+        guard).
+
+        A batch of only plain events is decoded in one call (:meth:`parse_plains`); otherwise
+        each text is read alone (:meth:`parse_plain`), and a run of deltas in the compact
+        layout by its prefix alone (:meth:`parse_deltas`)."""
+        if len(texts) > 1:
+            events = self.parse_plains(texts)
+            if events is not None:
+                self._read_decoded(texts, events, taker)
+                return
+        self._read_each(texts, 0, taker)
+
+    def _read_decoded(self, texts: list[str], events: list[Any], taker: Taker) -> None:
+        """:meth:`read` of a batch :meth:`parse_plains` decoded (``events[i]``: ``texts[i]``'s,
+        None where the type's check leaves it to :meth:`parse`)."""
+        at, count = 0, len(texts)
+        while at < count:
+            event = events[at]
+            if event is None:
+                taker.take_text(texts[at])  # parsed, and any error worded, there
+                at += 1
+                if self._lanes:  # what follows may close the chunk stream it opened
+                    self._read_each(texts, at, taker)
+                    return
+                continue
+            etype = event.etype
+            start = at
+            at += 1
+            runs = _RUNS.get(etype)
+            if runs is not None and not event.metadata:
+                attr = runs[0]
+                ident, tag = getattr(event, attr), event.subagent_run_id
+                deltas = [event.delta]
+                while at < count:
+                    other = events[at]
+                    if (
+                        other is None
+                        or other.etype != etype
+                        or getattr(other, attr) != ident
+                        or other.subagent_run_id != tag
+                        or other.metadata
+                    ):
+                        break
+                    deltas.append(other.delta)
+                    at += 1
+                index = self._index + 1
+                self._index += at - start
+                taker.take_deltas(etype, event, index, ident, deltas, texts[start:at])
+            elif etype == "STATE_DELTA":
+                while at < count:
+                    other = events[at]
+                    if other is None or other.etype != "STATE_DELTA":
+                        break
+                    at += 1
+                index = self._index + 1
+                self._index += at - start
+                taker.take_states(events[start:at], texts[start:at], index)
+            else:
+                self._index += 1
+                if etype in OPENERS:
+                    self._chunks.note_owner(event, etype)
+                taker.take_plain(etype, event, texts[start], self._index)
+
+    def _read_each(self, texts: list[str], at: int, taker: Taker) -> None:
+        """:meth:`read` of ``texts[at:]``, one text at a time."""
+        parse_plain = self.parse_plain
+        run: _Run | None = None  # what the next text may continue
+        count = len(texts)
+        while at < count:
+            data = texts[at]
+            at += 1
+            found = parse_plain(data)  # counted when plain
+            if run is None or found is None or not run.add(found[0], found[1], data):
+                if run is not None:
+                    run.hand_to(taker)
+                    run = None
+                if found is None:
+                    taker.take_text(data)
+                    continue
+                etype, event = found
+                if etype != "STATE_DELTA" and (etype not in _RUNS or event.metadata):
+                    taker.take_plain(etype, event, data, self._index)
+                    continue
+                run = _Run(etype, event, data, self._index)
+            if run.prefix is not None:  # the same layout again: only the deltas read
+                end = self.parse_deltas(texts, at, run.prefix, run.deltas)
+                run.texts.extend(texts[at:end])
+                at = end
+        if run is not None:
+            run.hand_to(taker)
+
+    # -- the batch reader's steps (each held to parse() by tests/protocol/test_plain.py) ------
 
     def parse_plain(self, data: str) -> tuple[str, Any] | None:
         """``(type, event)`` when ``data`` is a plain event (:mod:`.plain`: read as its model
@@ -208,8 +329,8 @@ class EventParser:
         JSON array (a realistic stream: ~5% fewer instructions than a call per text), each what
         :meth:`parse_plain` reads for it, or None in its place where the type's check leaves it
         to :meth:`parse`. None when one is not plain: then each text goes its own way. Counts
-        nothing (the taker says what it took: :meth:`count_plain`); each event's type is its
-        Struct's ``etype``."""
+        nothing (:meth:`read` counts what it hands over); each event's type is its Struct's
+        ``etype``."""
         if self._lanes:
             return None
         try:
@@ -221,13 +342,6 @@ class EventParser:
             if not _CHECKS[type(events[i])](events[i]):
                 events[i] = None
         return events
-
-    def count_plain(self, etype: str, event: Any, count: int = 1) -> None:
-        """``count`` plain events of type ``etype``, from :meth:`parse_plains`, taken in order
-        (``event``, the first, may open a message or tool call)."""
-        self._index += count
-        if etype in OPENERS:
-            self._chunks.note_owner(event, etype)
 
     def parse_deltas(self, texts: list[str], start: int, prefix: str, out: list[str]) -> int:
         """The deltas of ``texts[start:]``, appended to ``out`` in turn, while each text is
@@ -251,6 +365,60 @@ class EventParser:
             end += 1
         self._index += end - start
         return end
+
+
+class _Run:
+    """Plain events :meth:`EventParser._read_each` holds while the next text may continue
+    them: deltas to one message or tool call, or STATE_DELTAs (``events``)."""
+
+    __slots__ = ("deltas", "etype", "events", "first", "ident", "index", "prefix", "texts")
+
+    def __init__(self, etype: str, first: Any, text: str, index: int) -> None:
+        self.etype = etype
+        self.first = first
+        self.index = index
+        self.texts = [text]
+        self.events: list[Any] | None = None
+        self.deltas: list[str] = []
+        self.ident: str = ""
+        #: How a delta continuing the run begins in the compact layout (untagged ones only).
+        self.prefix: str | None = None
+        if etype == "STATE_DELTA":
+            self.events = [first]
+            return
+        attr, wire = _RUNS[etype]
+        self.ident = getattr(first, attr)
+        self.deltas.append(first.delta)
+        if first.subagent_run_id is None:
+            self.prefix = _plain.delta_prefix(etype, wire, self.ident)
+
+    def add(self, etype: str, event: Any, text: str) -> bool:
+        """The plain event ``event`` (of ``etype``, its text ``text``) added to the run when it
+        continues it; False when it does not."""
+        if self.events is not None:
+            if etype != "STATE_DELTA":
+                return False
+            self.events.append(event)
+        elif (
+            etype != self.etype
+            or event.metadata
+            or getattr(event, _RUNS[etype][0]) != self.ident
+            or event.subagent_run_id != self.first.subagent_run_id
+        ):
+            return False
+        else:
+            self.deltas.append(event.delta)
+        self.texts.append(text)
+        return True
+
+    def hand_to(self, taker: Taker) -> None:
+        """The run, to the taker's method for its kind."""
+        if self.events is not None:
+            taker.take_states(self.events, self.texts, self.index)
+        else:
+            taker.take_deltas(
+                self.etype, self.first, self.index, self.ident, self.deltas, self.texts
+            )
 
 
 def _json_array(texts: list[str]) -> str:
