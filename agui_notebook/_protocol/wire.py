@@ -30,11 +30,11 @@ package's class unchanged.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 
 from ag_ui import core
 from ag_ui.core import events as agui_events
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from pydantic.alias_generators import to_camel
 
 __all__ = [
@@ -88,26 +88,24 @@ def _legacy_content_part() -> Any:
         id: str | None = None
         metadata: Any = None
 
-    class ImagePart(core.ImageInputContent):
-        id: str | None = None
-        source: part_source
-
-    class AudioPart(core.AudioInputContent):
-        id: str | None = None
-        source: part_source
-
-    class VideoPart(core.VideoInputContent):
-        id: str | None = None
-        source: part_source
-
-    class DocumentPart(core.DocumentInputContent):
-        id: str | None = None
-        source: part_source
-
-    return Annotated[
-        Union[TextPart, ImagePart, AudioPart, VideoPart, DocumentPart],  # noqa: UP007
-        Field(discriminator="type"),
+    # Each media part: the package's, with an id and the 1.1 source union (``file`` added).
+    media = [
+        create_model(
+            base.__name__.replace("InputContent", "Part"),
+            __base__=base,
+            __module__=__name__,
+            id=(str | None, None),
+            source=(part_source, ...),
+        )
+        for base in (
+            core.ImageInputContent,
+            core.AudioInputContent,
+            core.VideoInputContent,
+            core.DocumentInputContent,
+        )
     ]
+    parts = (TextPart, *media)
+    return Annotated[Union[parts], Field(discriminator="type")]  # noqa: UP007 - of a tuple
 
 
 if TYPE_CHECKING:
@@ -173,15 +171,7 @@ Message = Annotated[
 ]
 MESSAGE = TypeAdapter(Message)
 ROLES = frozenset({"developer", "system", "assistant", "user", "tool", "activity", "reasoning"})
-_OURS = (
-    DeveloperMessage,
-    SystemMessage,
-    AssistantMessage,
-    UserMessage,
-    ToolMessage,
-    ActivityMessage,
-    ReasoningMessage,
-)
+_OURS = get_args(get_args(Message)[0])  # the message models above, Message's members
 
 
 def as_message(message: Any) -> Any:
