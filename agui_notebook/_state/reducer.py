@@ -427,10 +427,6 @@ class RunReducer:
         """The state so far (:attr:`.SharedState.value`: whoever reads it may keep it)."""
         return self._state.value
 
-    @state.setter
-    def state(self, value: Any) -> None:
-        self._state.value = value
-
     def patch_together(self, patches: list[list[Any]]) -> bool:
         """:meth:`.SharedState.patch_together`: consecutive STATE_DELTAs as one patch."""
         return self._state.patch_together(patches)

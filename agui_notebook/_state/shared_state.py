@@ -47,10 +47,6 @@ class SharedState:
         (until then the run's own copies are changed in place, ``_state.patch``)."""
         return self._document.value
 
-    @value.setter
-    def value(self, value: Any) -> None:
-        self._document.value = value
-
     def snapshot(self, event: Any) -> None:
         """A STATE_SNAPSHOT: the state replaced."""
         self._document.value = event.snapshot
