@@ -238,7 +238,7 @@ class EventParser:
                 attr = runs[0]
                 ident, tag = getattr(event, attr), event.subagent_run_id
                 deltas = [event.delta]
-                while at < count:
+                while at < count:  # _Run.add's rule, inline: such runs are most of a stream
                     other = events[at]
                     if (
                         other is None
