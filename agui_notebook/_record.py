@@ -42,10 +42,10 @@ from ._agent import Agent
 from ._decisions.decision import Decision, answer, approve, cancel, edit, reject
 from ._decisions.interrupts import PendingInterrupt, parse_expiry
 from ._errors import AGUIError, ProtocolError
+from ._protocol.guards import EventGuard
 from ._protocol.secrets import (
     EMPTY,
     REDACTED,
-    EventGuard,
     Scrubber,
     is_credential_name,
     redact_headers,

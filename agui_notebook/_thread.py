@@ -37,15 +37,10 @@ from ._errors import (
     TruncatedRunError,
 )
 from ._frameworks import registry
-from ._protocol.events import (
-    CLIENT_VERSION,
-    EventParser,
-    InputCache,
-    encode_run_input,
-    enforce_run_input,
-    type_of,
-)
-from ._protocol.secrets import EventGuard
+from ._protocol.compat import CLIENT_VERSION
+from ._protocol.events import EventParser, type_of
+from ._protocol.guards import EventGuard
+from ._protocol.run_input import InputCache, encode_run_input, enforce_run_input
 from ._protocol.verify import OrderVerifier
 from ._protocol.wire import UserMessage, as_message
 from ._state.feed import KeptEvents, RunFeed

@@ -45,6 +45,7 @@ from pydantic_core import from_json
 
 __all__ = [
     "DECODE_ERRORS",
+    "FREQUENT",
     "PLAIN_PATCH",
     "PLAIN_TYPES",
     "PatchOperation",
@@ -72,25 +73,30 @@ DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, UnicodeEncodeErro
 read_string = msgspec.json.Decoder(str).decode
 _RAW = msgspec.json.Decoder(msgspec.Raw).decode  # checks a JSON text, builds nothing
 
-#: The types read plain when their model allows: messages, tool calls and reasoning from start
-#: to end, tool results, state deltas and steps (a stream's bulk; the rest are rare).
-PLAIN_TYPES = (
-    "TEXT_MESSAGE_START",
-    "TEXT_MESSAGE_CONTENT",
-    "TEXT_MESSAGE_END",
-    "TOOL_CALL_START",
-    "TOOL_CALL_ARGS",
-    "TOOL_CALL_END",
-    "TOOL_CALL_RESULT",
-    "REASONING_START",
-    "REASONING_MESSAGE_START",
-    "REASONING_MESSAGE_CONTENT",
-    "REASONING_MESSAGE_END",
-    "REASONING_END",
-    "STATE_DELTA",
-    "STEP_STARTED",
-    "STEP_FINISHED",
-)
+#: The frequent event types, in one list: messages, tool calls and reasoning from start to end,
+#: tool results, state deltas and steps (a stream's bulk; the rest are rare). Each is read plain
+#: when its model allows (:func:`plains`); True: the parser's event-by-event path also validates
+#: it straight from its JSON text (``EventParser.parse``, for ``thread.stream()``; held to the
+#: full path type by type, ``tests/protocol/test_parse_fast.py``).
+FREQUENT: dict[str, bool] = {
+    "TEXT_MESSAGE_START": True,
+    "TEXT_MESSAGE_CONTENT": True,
+    "TEXT_MESSAGE_END": True,
+    "TOOL_CALL_START": True,
+    "TOOL_CALL_ARGS": True,
+    "TOOL_CALL_END": True,
+    "TOOL_CALL_RESULT": True,
+    "REASONING_START": False,
+    "REASONING_MESSAGE_START": False,
+    "REASONING_MESSAGE_CONTENT": True,
+    "REASONING_MESSAGE_END": False,
+    "REASONING_END": False,
+    "STATE_DELTA": True,
+    "STEP_STARTED": False,
+    "STEP_FINISHED": False,
+}
+#: The types read plain when their model allows: every frequent one.
+PLAIN_TYPES = tuple(FREQUENT)
 
 
 @dataclass(frozen=True, slots=True)

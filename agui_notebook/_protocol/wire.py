@@ -30,14 +30,15 @@ package's class unchanged.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 
 from ag_ui import core
 from ag_ui.core import events as agui_events
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from pydantic.alias_generators import to_camel
 
 __all__ = [
+    "EVENT_MODELS",
     "AssistantMessage",
     "CancelledOutcome",
     "ContentPart",
@@ -87,26 +88,24 @@ def _legacy_content_part() -> Any:
         id: str | None = None
         metadata: Any = None
 
-    class ImagePart(core.ImageInputContent):
-        id: str | None = None
-        source: part_source
-
-    class AudioPart(core.AudioInputContent):
-        id: str | None = None
-        source: part_source
-
-    class VideoPart(core.VideoInputContent):
-        id: str | None = None
-        source: part_source
-
-    class DocumentPart(core.DocumentInputContent):
-        id: str | None = None
-        source: part_source
-
-    return Annotated[
-        Union[TextPart, ImagePart, AudioPart, VideoPart, DocumentPart],  # noqa: UP007
-        Field(discriminator="type"),
+    # Each media part: the package's, with an id and the 1.1 source union (``file`` added).
+    media = [
+        create_model(
+            base.__name__.replace("InputContent", "Part"),
+            __base__=base,
+            __module__=__name__,
+            id=(str | None, None),
+            source=(part_source, ...),
+        )
+        for base in (
+            core.ImageInputContent,
+            core.AudioInputContent,
+            core.VideoInputContent,
+            core.DocumentInputContent,
+        )
     ]
+    parts = (TextPart, *media)
+    return Annotated[Union[parts], Field(discriminator="type")]  # noqa: UP007 - of a tuple
 
 
 if TYPE_CHECKING:
@@ -172,15 +171,7 @@ Message = Annotated[
 ]
 MESSAGE = TypeAdapter(Message)
 ROLES = frozenset({"developer", "system", "assistant", "user", "tool", "activity", "reasoning"})
-_OURS = (
-    DeveloperMessage,
-    SystemMessage,
-    AssistantMessage,
-    UserMessage,
-    ToolMessage,
-    ActivityMessage,
-    ReasoningMessage,
-)
+_OURS = get_args(get_args(Message)[0])  # the message models above, Message's members
 
 
 def as_message(message: Any) -> Any:
@@ -267,3 +258,53 @@ class RunFinished(_E.RunFinishedEvent):
 
 class RunError(_E.RunErrorEvent):
     usage: list[TokenUsage] | None = None
+
+
+# -- which model reads each event type ---------------------------------------------------------
+
+
+def _event_models() -> dict[str, type[BaseModel]]:
+    names = {
+        "TEXT_MESSAGE_CONTENT": "TextMessageContentEvent",
+        "TEXT_MESSAGE_END": "TextMessageEndEvent",
+        "TEXT_MESSAGE_CHUNK": "TextMessageChunkEvent",
+        "TOOL_CALL_START": "ToolCallStartEvent",
+        "TOOL_CALL_ARGS": "ToolCallArgsEvent",
+        "TOOL_CALL_END": "ToolCallEndEvent",
+        "TOOL_CALL_CHUNK": "ToolCallChunkEvent",
+        "STATE_SNAPSHOT": "StateSnapshotEvent",
+        "STATE_DELTA": "StateDeltaEvent",
+        "ACTIVITY_DELTA": "ActivityDeltaEvent",
+        "RAW": "RawEvent",
+        "CUSTOM": "CustomEvent",
+        "STEP_STARTED": "StepStartedEvent",
+        "STEP_FINISHED": "StepFinishedEvent",
+        "REASONING_START": "ReasoningStartEvent",
+        "REASONING_MESSAGE_START": "ReasoningMessageStartEvent",
+        "REASONING_MESSAGE_CONTENT": "ReasoningMessageContentEvent",
+        "REASONING_MESSAGE_END": "ReasoningMessageEndEvent",
+        "REASONING_MESSAGE_CHUNK": "ReasoningMessageChunkEvent",
+        "REASONING_END": "ReasoningEndEvent",
+        "SUBAGENT_STARTED": "SubagentStartedEvent",
+        "SUBAGENT_FINISHED": "SubagentFinishedEvent",
+        "SUBAGENT_ERROR": "SubagentErrorEvent",
+    }
+    found: dict[str, type[BaseModel]] = {t: getattr(_E, n) for t, n in names.items()}
+    found.update(
+        {
+            "TEXT_MESSAGE_START": TextMessageStart,
+            "TOOL_CALL_RESULT": ToolCallResult,
+            "MESSAGES_SNAPSHOT": MessagesSnapshot,
+            "ACTIVITY_SNAPSHOT": ActivitySnapshot,
+            "REASONING_ENCRYPTED_VALUE": ReasoningEncryptedValue,
+            "RUN_STARTED": RunStarted,
+            "RUN_FINISHED": RunFinished,
+            "RUN_ERROR": RunError,
+        }
+    )
+    return found
+
+
+#: The model each event type this client knows is read with: ``ag_ui.core``'s, or its 1.1
+#: extension above. A type not here is unknown (dropped with a warning).
+EVENT_MODELS: dict[str, type[BaseModel]] = _event_models()

@@ -20,9 +20,9 @@ from typing import Any
 from .._decisions.decision import APPROVAL_FLAGS
 from .._decisions.interrupts import PendingInterrupt
 from .._frameworks import registry
+from .drafts import TextBuffer
 from .genui import GenUIItems
 from .parts import display_parts, parts_text
-from .reducer import TextBuffer
 
 __all__ = ["ItemList", "card_interrupt", "json_encoded_value", "summarize_arguments"]
 

@@ -2,7 +2,8 @@
 
 A :class:`RunReducer` starts from the thread's committed :class:`ThreadSnapshot` and never
 mutates it: messages and tool calls are replaced, not edited (copy on write), so a run that fails
-is discarded by dropping its reducer and the thread is exactly as it was.
+is discarded by dropping its reducer and the thread is exactly as it was. What a thread holds is
+:mod:`.contents`' (re-exported here); a message not built yet is :mod:`.drafts`'.
 
 - Text and reasoning stream into per-message buffers joined when the message ends (or when a view
   asks), so a million deltas cost a list append each.
@@ -12,8 +13,8 @@ is discarded by dropping its reducer and the thread is exactly as it was.
   invocations are remembered with their names (for grouping and for saying which one asked).
 - REASONING_ENCRYPTED_VALUE is stored, opaque, on the message or tool call it names, with its
   ``encryptedValueType`` (replaced together), and travels back in the next run input.
-- STATE_DELTA is an RFC 6902 patch applied all-or-nothing; on failure the prior state is kept
-  and a warning says why (AG-UI 1.1 events/state).
+- STATE_SNAPSHOT and STATE_DELTA change the run's :class:`~.shared_state.SharedState` (a
+  delta is an RFC 6902 patch applied all or nothing, AG-UI 1.1 events/state).
 - MESSAGES_SNAPSHOT reconciles by message id: known ids are replaced in place, new ones are
   appended. Messages it does not mention are kept (servers send partial snapshots), unless
   ``strict``: then they are dropped as the spec says, except activity and reasoning messages
@@ -23,201 +24,26 @@ is discarded by dropping its reducer and the thread is exactly as it was.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-import jsonpatch
-import jsonpointer
 from pydantic import BaseModel
 
 from .._frameworks import registry
-from .._protocol.plain import check_json, json_value
+from .._protocol.plain import check_json
 from .._protocol.wire import (
     ActivityMessage,
     AssistantMessage,
-    DeveloperMessage,
     ReasoningMessage,
-    SystemMessage,
     ToolCall,
     ToolMessage,
-    UserMessage,
     as_message,
 )
-from .patch import PatchedDocument, apply_patch
+from .contents import SubagentInfo, ThreadSnapshot, ToolCallInfo
+from .drafts import TEXT_ROLES, Draft, TextBuffer, is_assistant, merged_metadata, tool_call
+from .shared_state import SharedState, patched
 
 __all__ = ["RunReducer", "SubagentInfo", "ThreadSnapshot", "ToolCallInfo"]
-
-# What a patch that cannot apply raises (jsonpatch's own errors, or a value it chokes on).
-_PATCH_ERRORS = (
-    jsonpatch.JsonPatchException,
-    jsonpointer.JsonPointerException,
-    TypeError,
-    KeyError,
-    IndexError,
-    AttributeError,
-)
-
-_TEXT_ROLES: dict[str | None, type[BaseModel]] = {
-    "assistant": AssistantMessage,
-    "user": UserMessage,
-    "system": SystemMessage,
-    "developer": DeveloperMessage,
-}
-
-
-class TextBuffer:
-    """Streamed text: deltas appended cheaply, folded into blocks so memory tracks the text.
-
-    A plain list of deltas costs ~60 bytes per delta on top of the text (a million 4-character
-    deltas held 20x the text); folding every 512 deltas keeps the overhead to the last few.
-    """
-
-    __slots__ = ("blocks", "small")
-
-    def __init__(self, initial: str = "") -> None:
-        self.blocks: list[str] = [initial] if initial else []
-        self.small: list[str] = []
-
-    def append(self, delta: str) -> None:
-        small = self.small
-        small.append(delta)
-        if len(small) >= 512:
-            self.blocks.append("".join(small))
-            small.clear()
-
-    def extend(self, deltas: list[str]) -> None:
-        small = self.small
-        small.extend(deltas)
-        if len(small) >= 512:
-            self.blocks.append("".join(small))
-            small.clear()
-
-    def value(self) -> str:
-        if self.small:
-            self.blocks.append("".join(self.small))
-            self.small.clear()
-        if len(self.blocks) > 1:
-            self.blocks = ["".join(self.blocks)]
-        return self.blocks[0] if self.blocks else ""
-
-
-class _Draft:
-    """A message this run opened (TEXT_MESSAGE_START, TOOL_CALL_RESULT), not built yet. Its
-    model is built once, when first read (:meth:`RunReducer._settle`), with its text and tool
-    calls: not at the start and again as a copy when they arrive, and not one at a time between
-    deltas, where pydantic's validators run cold (the realistic bench mix: its text starts took
-    19 ms of a 330 ms run built there, 7 ms as drafts). Answers what the handlers ask of a
-    message before then: its class, its fields as given."""
-
-    __slots__ = ("cls", "fields")
-
-    def __init__(self, cls: type[BaseModel], fields: dict[str, Any]) -> None:
-        self.cls = cls
-        self.fields = fields
-
-    @property
-    def subagent_run_id(self) -> str | None:
-        return self.fields.get("subagent_run_id")
-
-    @property
-    def content(self) -> Any:
-        return self.fields.get("content")
-
-    def build(self, update: dict[str, Any]) -> BaseModel:
-        # The model's validator, as ``cls(**fields)`` calls it, without that call's Python frame.
-        built: BaseModel = self.cls.__pydantic_validator__.validate_python(
-            {**self.fields, **update}
-        )
-        return built
-
-
-def _is_assistant(message: Any) -> bool:
-    """An assistant message, built or not."""
-    if type(message) is _Draft:
-        return issubclass(message.cls, AssistantMessage)
-    return isinstance(message, AssistantMessage)
-
-
-@dataclass(frozen=True)
-class ToolCallInfo:
-    """A tool call as the thread knows it: its arguments (parsed when read), result attached."""
-
-    id: str
-    name: str
-    arguments_text: str = ""
-    parent_message_id: str | None = None
-    #: The result's content: a string, or a list of content parts (ag_ui.core models).
-    result: Any = None
-    result_message_id: str | None = None
-    #: "streaming" while arguments arrive, "called" once complete, "done" with a result.
-    status: str = "streaming"
-    #: Metadata merged from the call's TOOL_CALL_* events (last write wins per key).
-    metadata: dict[str, Any] | None = None
-    #: The subagent invocation that made the call (None: the parent agent).
-    subagent_run_id: str | None = None
-    #: An opaque reasoning artefact the server attached to the call, returned with it.
-    encrypted_value: str | None = None
-    encrypted_value_type: str | None = None
-
-    @property
-    def arguments(self) -> Any:
-        """The parsed arguments (usually a dict); None while streaming or when they do not
-        parse. Read from :attr:`arguments_text` each time: a thread keeps the text, not the
-        objects of every call's arguments for the cyclic collector to walk."""
-        if self.status == "streaming":
-            return None
-        text = self.arguments_text
-        try:
-            return json_value(text) if text.strip() else {}
-        except (ValueError, RecursionError):
-            return None
-
-    def evolve(self, **changes: Any) -> ToolCallInfo:
-        """``dataclasses.replace(self, **changes)`` without its per-call look at the fields
-        (~3x faster; a run does this for every tool call it closes and every result)."""
-        if not changes.keys() <= _TOOL_CALL_FIELDS:
-            raise TypeError(
-                f"ToolCallInfo has no field {sorted(changes.keys() - _TOOL_CALL_FIELDS)}"
-            )
-        new = object.__new__(ToolCallInfo)
-        values = new.__dict__  # frozen only guards attribute assignment
-        values.update(self.__dict__)
-        values.update(changes)
-        return new
-
-
-_TOOL_CALL_FIELDS = frozenset(ToolCallInfo.__dataclass_fields__)
-
-
-@dataclass(frozen=True)
-class SubagentInfo:
-    """One subagent invocation, as announced by SUBAGENT_STARTED (or only seen in tags)."""
-
-    id: str
-    name: str | None = None
-    description: str | None = None
-    parent_subagent_run_id: str | None = None
-    parent_tool_call_id: str | None = None
-    #: "running", "done", "suspended" (awaiting outside input) or "error".
-    status: str = "running"
-    error: str | None = None
-
-
-@dataclass
-class ThreadSnapshot:
-    """The committed contents of a thread."""
-
-    messages: dict[str, Any] = field(default_factory=dict)  # id -> message model, in order
-    state: Any = None
-    tool_calls: dict[str, ToolCallInfo] = field(default_factory=dict)
-    subagents: dict[str, SubagentInfo] = field(default_factory=dict)
-
-
-def _merged(current: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Metadata merge: key by key, last write wins, no recursion (1.1 basic/metadata)."""
-    if not new:
-        return current
-    return {**current, **new} if current else dict(new)
 
 
 class RunReducer:
@@ -235,8 +61,8 @@ class RunReducer:
         # models one event at a time ran pydantic's validators cold between the deltas.
         self._closed: dict[str, str] = {}
         self._unattached: dict[str, list[ToolCallInfo]] = {}
-        self._drafts: set[str] = set()  # ids whose message is a _Draft
-        self._state = PatchedDocument(base.state)
+        self._drafts: set[str] = set()  # ids whose message is a Draft
+        self._state = SharedState(base.state, warn)
         self.tool_calls: dict[str, ToolCallInfo] = dict(base.tool_calls)
         self._held_calls = base.tool_calls  # what the thread held before this run
         self._restating: dict[str, str] = {}  # reopened held calls -> their held arguments
@@ -262,8 +88,8 @@ class RunReducer:
             "TOOL_CALL_ARGS": self._tool_args,
             "TOOL_CALL_END": self._tool_end,
             "TOOL_CALL_RESULT": self._tool_result,
-            "STATE_SNAPSHOT": self._state_snapshot,
-            "STATE_DELTA": self._state_delta,
+            "STATE_SNAPSHOT": self._state.snapshot,
+            "STATE_DELTA": self._state.delta,
             "MESSAGES_SNAPSHOT": self._messages_snapshot,
             "ACTIVITY_SNAPSHOT": self._activity_snapshot,
             "ACTIVITY_DELTA": self._activity_delta,
@@ -346,13 +172,13 @@ class RunReducer:
             if text is not None:
                 update["content"] = text
             if closed:
-                calls = [] if type(message) is _Draft else list(message.tool_calls or [])
+                calls = [] if type(message) is Draft else list(message.tool_calls or [])
                 for info in closed:
-                    call = _tool_call(info)
+                    call = tool_call(info)
                     calls = [c for c in calls if c.id != call.id]
                     calls.append(call)
                 update["tool_calls"] = calls
-            if type(message) is _Draft:
+            if type(message) is Draft:
                 self._messages[mid] = message.build(update)
             elif update:
                 self._messages[mid] = message.model_copy(update=update)
@@ -406,13 +232,13 @@ class RunReducer:
         mid = event.message_id
         message = self._messages.get(mid)
         if message is None:
-            cls = _TEXT_ROLES.get(event.role, AssistantMessage)
+            cls = TEXT_ROLES.get(event.role, AssistantMessage)
             kwargs: dict[str, Any] = {"id": mid, "content": ""}
             if getattr(event, "name", None):
                 kwargs["name"] = event.name
             if event.subagent_run_id is not None:
                 kwargs["subagent_run_id"] = event.subagent_run_id
-            self._messages[mid] = _Draft(cls, kwargs)
+            self._messages[mid] = Draft(cls, kwargs)
             self._drafts.add(mid)
         self._text[mid] = TextBuffer(self.text_of(mid))  # re-streaming a known id appends (1.1)
         self._closed.pop(mid, None)  # its text is the new buffer's
@@ -446,7 +272,7 @@ class RunReducer:
     def _merge_message_metadata(self, message_id: str, metadata: dict[str, Any]) -> None:
         self._build(message_id)
         message = self._messages[message_id]
-        merged = _merged(message.metadata, metadata)
+        merged = merged_metadata(message.metadata, metadata)
         self._messages[message_id] = message.model_copy(update={"metadata": merged})
 
     def _materialize(self, message_id: str) -> None:
@@ -503,7 +329,7 @@ class RunReducer:
         if known is not None and known.status != "streaming":
             # A closed call reopened by a new TOOL_CALL_START: further arguments append (1.1).
             self.tool_calls[tcid] = known.evolve(
-                status="streaming", metadata=_merged(known.metadata, event.metadata)
+                status="streaming", metadata=merged_metadata(known.metadata, event.metadata)
             )
             self._args[tcid] = TextBuffer(known.arguments_text)
             if tcid in self._held_calls and not self._strict:
@@ -512,7 +338,7 @@ class RunReducer:
         parent = event.parent_message_id
         if parent is None:
             last = next(reversed(self._messages), None) if self._messages else None
-            if last is not None and last in self.touched and _is_assistant(self._messages[last]):
+            if last is not None and last in self.touched and is_assistant(self._messages[last]):
                 parent = last
             else:
                 parent = tcid
@@ -532,7 +358,9 @@ class RunReducer:
         self._args[event.tool_call_id].append(event.delta)
         if event.metadata:
             info = self.tool_calls[event.tool_call_id]
-            self.tool_calls[info.id] = info.evolve(metadata=_merged(info.metadata, event.metadata))
+            self.tool_calls[info.id] = info.evolve(
+                metadata=merged_metadata(info.metadata, event.metadata)
+            )
 
     def _tool_end(self, event: Any) -> None:
         tcid = event.tool_call_id
@@ -553,21 +381,21 @@ class RunReducer:
         info = info.evolve(
             arguments_text=text,
             status="done" if info.result_message_id else "called",
-            metadata=_merged(info.metadata, event.metadata),
+            metadata=merged_metadata(info.metadata, event.metadata),
         )
         self.tool_calls[tcid] = info
         self._attach_call(info.parent_message_id or tcid, info)
 
     def _attach_call(self, parent_id: str, info: ToolCallInfo) -> None:
         parent = self._messages.get(parent_id)
-        if _is_assistant(parent):  # the call joins it when it is read
+        if is_assistant(parent):  # the call joins it when it is read
             self._unattached.setdefault(parent_id, []).append(info)
             self.touched[parent_id] = None
             return
         if parent is not None:
             self._warn(f"tool call {info.id}: parent {parent_id} is not an assistant message")
             parent_id = info.id
-        kwargs: dict[str, Any] = {"id": parent_id, "tool_calls": [_tool_call(info)]}
+        kwargs: dict[str, Any] = {"id": parent_id, "tool_calls": [tool_call(info)]}
         if info.subagent_run_id is not None:
             kwargs["subagent_run_id"] = info.subagent_run_id
         self._settle(parent_id)  # what it replaces, as it stood
@@ -583,7 +411,7 @@ class RunReducer:
             kwargs["metadata"] = dict(event.metadata)
         if event.subagent_run_id is not None:
             kwargs["subagent_run_id"] = event.subagent_run_id
-        self._messages[mid] = _Draft(ToolMessage, kwargs)
+        self._messages[mid] = Draft(ToolMessage, kwargs)
         self._drafts.add(mid)
         self.touched[mid] = None
         info = self.tool_calls.get(tcid)
@@ -596,57 +424,12 @@ class RunReducer:
 
     @property
     def state(self) -> Any:
-        """The state so far. Whoever reads it may keep it: later patches copy what they change
-        (until then the run's own copies are changed in place, ``_state.patch``)."""
+        """The state so far (:attr:`.SharedState.value`: whoever reads it may keep it)."""
         return self._state.value
 
-    @state.setter
-    def state(self, value: Any) -> None:
-        self._state.value = value
-
-    def _state_snapshot(self, event: Any) -> None:
-        self.state = event.snapshot
-
-    def _state_delta(self, event: Any) -> None:
-        self._patch_state(_ops(event.delta))
-
-    def _patch_state(self, operations: list[Any], *, quiet: bool = False) -> bool:
-        """Apply a STATE_DELTA's operations (plain objects) all or nothing; False (warned,
-        unless ``quiet``) when they do not apply."""
-        document = self._state
-        # No state yet means the empty object: the baseline a run starts from (1.1 run-input).
-        absent = document.peek() is None
-        if absent:
-            document.value = {}
-        try:
-            document.apply(operations)
-        except _PATCH_ERRORS as exc:
-            if not quiet:
-                self._warn_unapplied("STATE_DELTA", "state", exc)
-            if absent:
-                document.value = None
-            return False
-        return True
-
     def patch_together(self, patches: list[list[Any]]) -> bool:
-        """Consecutive STATE_DELTAs' operations (plain objects) as one patch: True when it
-        applied (then each would have, in turn: :meth:`apply` for each); False leaves the state
-        as it was, nothing said, for them to be applied one by one."""
-        return self._patch_state([op for ops in patches for op in ops], quiet=True)
-
-    def _patched(self, document: Any, patch: list[Any], etype: str, what: str) -> Any:
-        """The document with the patch applied, or the document unchanged (warned)."""
-        try:
-            return apply_patch(document, _ops(patch))
-        except _PATCH_ERRORS as exc:
-            self._warn_unapplied(etype, what, exc)
-        return document
-
-    def _warn_unapplied(self, etype: str, what: str, exc: Exception) -> None:
-        if isinstance(exc, jsonpatch.JsonPatchException | jsonpointer.JsonPointerException):
-            self._warn(f"{etype} not applied, {what} kept as it was: {exc}")
-        else:
-            self._warn(f"{etype} not applied, {what} kept as it was: {type(exc).__name__}: {exc}")
+        """:meth:`.SharedState.patch_together`: consecutive STATE_DELTAs as one patch."""
+        return self._state.patch_together(patches)
 
     def _messages_snapshot(self, event: Any) -> None:
         self._settle()  # compared and replaced as they stand
@@ -732,7 +515,7 @@ class RunReducer:
                     "activity_type": event.activity_type,
                     "subagent_run_id": event.subagent_run_id,
                 }
-            update["metadata"] = _merged(existing.metadata, event.metadata)
+            update["metadata"] = merged_metadata(existing.metadata, event.metadata)
             self._messages[mid] = existing.model_copy(update=update)
         else:
             kwargs: dict[str, Any] = {
@@ -752,7 +535,7 @@ class RunReducer:
         if not isinstance(existing, ActivityMessage):
             self._warn(f"ACTIVITY_DELTA for unknown activity {event.message_id}, skipped")
             return
-        content = self._patched(existing.content, event.patch, "ACTIVITY_DELTA", "activity")
+        content = patched(existing.content, event.patch, "ACTIVITY_DELTA", "activity", self._warn)
         if not isinstance(content, dict):
             self._warn(f"ACTIVITY_DELTA for {event.message_id} would make its content a non-object")
             content = existing.content
@@ -760,7 +543,7 @@ class RunReducer:
             update={
                 "content": content,
                 "activity_type": event.activity_type,  # a delta may retype its activity (1.1)
-                "metadata": _merged(existing.metadata, event.metadata),
+                "metadata": merged_metadata(existing.metadata, event.metadata),
             }
         )
         self.touched[event.message_id] = None
@@ -788,35 +571,6 @@ class RunReducer:
         self.subagents[sid] = replace(info, status=status, error=error)
 
 
-_TOOL_CALL = ToolCall.__pydantic_validator__.validate_python
-
-
-def _tool_call(info: ToolCallInfo) -> ToolCall:
-    """The tool call an assistant message carries, as ``info`` stands."""
-    call: dict[str, Any] = {
-        "id": info.id,
-        "function": {"name": info.name, "arguments": info.arguments_text},
-    }
-    for attr in ("metadata", "encrypted_value", "encrypted_value_type"):
-        if getattr(info, attr) is not None:
-            call[attr] = getattr(info, attr)
-    built: ToolCall = _TOOL_CALL(call)  # its FunctionCall validated inside, not built apart
-    return built
-
-
 def _retyped(model: Any, cls: type[BaseModel]) -> Any:
     """``model`` as ``cls`` (the 1.1 extension of its ag_ui.core class) when it is not one."""
     return model if isinstance(model, cls) else cls.model_validate(model.model_dump(by_alias=True))
-
-
-def _ops(patch: list[Any]) -> list[Any]:
-    """JSON Patch operations as plain dicts (ag-ui-protocol 1.x parses them into models; a
-    patch is all dicts or all models, the parser having refused anything else)."""
-    if not patch or type(patch[0]) is dict:
-        return patch
-    return [
-        op.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        if isinstance(op, BaseModel)
-        else op
-        for op in patch
-    ]

@@ -17,7 +17,7 @@ from agui_notebook._frameworks.langgraph import (
     route_resume,
     tool_and_message,
 )
-from agui_notebook._protocol.events import RunFinished
+from agui_notebook._protocol.wire import RunFinished
 from agui_notebook._state.items import ItemList, json_encoded_value
 from agui_notebook._state.reducer import RunReducer, ThreadSnapshot
 

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, example, given, settings
 from pydantic import BaseModel, ConfigDict
 
 from agui_notebook import ProtocolError
-from agui_notebook._protocol.events import (
+from agui_notebook._protocol.run_input import (
     InputCache,
     encode_run_input,
     enforce_input,

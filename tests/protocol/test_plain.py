@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, example, given, settings
 
 from agui_notebook import ProtocolError
 from agui_notebook._protocol import plain
-from agui_notebook._protocol.events import _PLAIN, MODELS, EventParser, event_from_text
+from agui_notebook._protocol.events import _PLAIN, EventParser, event_from_text
+from agui_notebook._protocol.wire import EVENT_MODELS as MODELS
 from tests._hypothesis import examples
 from tests.protocol.test_parse_fast import _as_set, event_data
 
@@ -126,7 +127,7 @@ def test_the_frequent_types_are_read_plain() -> None:
 def test_a_model_that_transforms_what_it_reads_is_never_read_plain() -> None:
     from pydantic import ConfigDict, field_validator
 
-    from agui_notebook._protocol.events import MODELS as models
+    from agui_notebook._protocol.wire import EVENT_MODELS as models
 
     base = models["TEXT_MESSAGE_CONTENT"]
 

@@ -12,7 +12,8 @@ import hypothesis.strategies as st
 import pytest
 from hypothesis import given
 
-from agui_notebook._protocol.secrets import EMPTY, DeltaGuard, Scrubber, secret_values
+from agui_notebook._protocol.guards import DeltaGuard
+from agui_notebook._protocol.secrets import EMPTY, Scrubber, secret_values
 
 LONG = "sk-live-1234567"
 SHORT = "pw42"
