@@ -55,6 +55,7 @@ from ._transports.base import ConnectionDropped, EventStream, StreamCut, Transpo
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "CommittedThread",
     "Endpoint",
     "RunJournal",
     "RunRecord",
@@ -154,6 +155,24 @@ class RunRecord:
     delivered: list[Any] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class CommittedThread:
+    """What a thread holds between runs, as its last committed run left it: what a store writes
+    after each commit and gives back to a new :class:`Thread` (:meth:`Thread.restore`).
+
+    :attr:`Thread.committed` is a view: its objects are the thread's own, to read, never change.
+    """
+
+    #: Messages, tool calls, state and subagents.
+    snapshot: ThreadSnapshot
+    #: Interrupts waiting for an answer.
+    pending: list[PendingInterrupt]
+    #: The last committed run's id: the next request's ``parentRunId``.
+    last_run_id: str | None
+    #: The interrupts the last resume answered, by id (so one raised again is recognised).
+    answered: dict[str, PendingInterrupt]
+
+
 class RunJournal(Protocol):
     """Told about every run a thread commits (the store writes it down); never about a failed
     run. Must not raise: a journal that cannot write says so itself and lets the run go on."""
@@ -219,6 +238,22 @@ class Thread:
     @property
     def busy(self) -> bool:
         return self._active is not None
+
+    @property
+    def committed(self) -> CommittedThread:
+        """What this thread holds as its last committed run left it (what a journal writes)."""
+        return CommittedThread(self._snapshot, self._pending, self._last_run_id, self._answered)
+
+    def restore(self, committed: CommittedThread, runs: Iterable[RunRecord] = ()) -> None:
+        """Take up what a store kept of this thread: ``committed`` as its own, ``runs`` as its
+        record. Refused while a run is in flight (its commit would overwrite what is restored)."""
+        if self._active is not None:
+            raise ThreadBusy(f"thread {self.id} has a run in flight; it cannot be restored now")
+        self._snapshot = committed.snapshot
+        self._pending = list(committed.pending)
+        self._last_run_id = committed.last_run_id
+        self._answered = dict(committed.answered)
+        self.runs = list(runs)
 
     def __repr__(self) -> str:
         return (
