@@ -124,7 +124,7 @@ ROOMS = {
     "_store", "_chat",
 }  # fmt: skip
 FLAT = {"__init__", "__main__", "policies", "record", "_errors", "_version", "_agent", "_thread",
-        "_record"}  # fmt: skip
+        "_run_loop", "_run_result", "_record"}  # fmt: skip
 DEMO = "demo"
 BASE = {"_errors", "_version"}
 
@@ -139,7 +139,17 @@ MAY_IMPORT: dict[str, set[str]] = {
     "_view": {"_state", "_decisions"},
     "_transports": {"_protocol"},
     "_notebook": set(),
-    "_thread": {"_protocol", "_frameworks", "_decisions", "_state", "_transports"},
+    "_run_result": {"_frameworks", "_decisions", "_state"},
+    "_run_loop": {"_protocol", "_state", "_transports", "_run_result"},
+    "_thread": {
+        "_protocol",
+        "_frameworks",
+        "_decisions",
+        "_state",
+        "_transports",
+        "_run_loop",
+        "_run_result",
+    },
     "_store": {"_protocol", "_state", "_decisions", "_thread"},
     "_chat": {
         "_thread",
@@ -171,6 +181,7 @@ PURE_ROOMS = {"_protocol", "_frameworks", "_decisions", "_state"}
 PURE_MODULES = {
     "_errors", "_version", "policies", "_view.transcript", "_view.blocks",
     "_view.transcript_genui", "_view.html", "_store.codec", "_store.pages", "_chat.rules",
+    "_run_result",
 }  # fmt: skip
 # The protocol's own shapes (ag_ui.core, extended to 1.1): no client behaviour, so the demo, which
 # stands for a remote agent, may speak them too.
@@ -366,11 +377,12 @@ def test_the_name_check_can_see_a_framework() -> None:
     assert any(FRAMEWORK_NAMES.search(text) for _, text in _code_names(sample))
 
 
-def test_the_run_loop_knows_no_framing() -> None:
-    deps = _internal("_thread")
+@pytest.mark.parametrize("name", ["_thread", "_run_loop"])
+def test_the_run_loop_knows_no_framing(name: str) -> None:
+    deps = _internal(name)
     assert {d for d in deps if _room(d) == "_transports"} == {"_transports.base"}
     assert "_protocol.sse" not in deps
-    assert "httpx" not in GRAPH[f"{PACKAGE}._thread"].external
+    assert "httpx" not in GRAPH[f"{PACKAGE}.{name}"].external
 
 
 def test_chat_is_composed_not_a_tower_of_mixins() -> None:

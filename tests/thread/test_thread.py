@@ -872,9 +872,9 @@ async def test_streaming_events_as_they_arrive() -> None:
 async def test_a_stream_left_open_after_run_finished_still_completes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import agui_notebook._thread as thread_module
+    import agui_notebook._run_loop as run_loop
 
-    monkeypatch.setattr(thread_module, "AFTER_FINISH_GRACE", 0.2)
+    monkeypatch.setattr(run_loop, "AFTER_FINISH_GRACE", 0.2)
     body = sse(run_started(), *text_message("a1", "Hello"), run_finished())
     stream = ChunkStream([body], stall=True)  # never closes
     server = ScriptedServer(stream)
