@@ -121,10 +121,10 @@ def closure(name: str) -> set[str]:
 
 ROOMS = {
     "_protocol", "_frameworks", "_decisions", "_state", "_view", "_transports", "_notebook",
-    "_store", "_chat",
+    "_store", "_chat", "_record",
 }  # fmt: skip
 FLAT = {"__init__", "__main__", "policies", "record", "_errors", "_version", "_agent", "_thread",
-        "_run_loop", "_run_result", "_record"}  # fmt: skip
+        "_run_loop", "_run_result"}  # fmt: skip
 DEMO = "demo"
 BASE = {"_errors", "_version"}
 
@@ -213,9 +213,10 @@ OWNED = {
     # The WebSocket transport's client (the demo's WebSocket route is served by uvicorn on it).
     "websockets": {"_transports.websocket"},
     # The network is the HTTP transport's; the agent takes your client and builds the demo's,
-    # recording is an httpx transport, secrets parse URLs, the demo's in-process transport.
+    # a version 1 recording names httpx's errors, secrets parse URLs, the demo's in-process
+    # transport.
     "httpx": {
-        "_transports.http", "_transports.choose", "_agent", "_record", "_protocol.secrets",
+        "_transports.http", "_transports.choose", "_agent", "_record.legacy", "_protocol.secrets",
         "demo._transport", "_transports.websocket",
     },
 }  # fmt: skip
