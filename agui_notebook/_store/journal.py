@@ -1,8 +1,9 @@
 """Durable threads: an agent's link to its store (``Agent(store=...)``).
 
 A :class:`Journal` is what a :class:`~agui_notebook._thread.Thread` tells about each committed run
-(``Thread.journal``): it writes the thread, the run's summary and the run's decisions in one
-transaction. It restores a stored thread into a new ``Thread``, lists the agent's threads and
+(``Thread.journal``): it writes what the thread holds (``Thread.committed``), the run's summary and
+the run's decisions in one transaction. It gives a stored thread back to a new ``Thread``
+(``Thread.restore``: the journal touches no field of the thread), lists the agent's threads and
 keeps the decisions a failed resume carried.
 
 A store problem never takes a run down: the first one is a :class:`StoreWarning` naming the file
