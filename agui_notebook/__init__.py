@@ -46,7 +46,7 @@ from ._errors import (
     WebSocketClosed,
 )
 from ._protocol.capabilities import AgentCapabilities
-from ._record import replay_policy as _replay_policy
+from ._record.policy import replay_policy as _replay_policy
 from ._state.a2ui import SurfaceAction, act
 from ._state.genui import register_activity_renderer
 from ._state.reducer import ToolCallInfo

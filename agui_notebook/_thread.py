@@ -1,25 +1,29 @@
 """Thread: one AG-UI thread, its runs and resumes, committed only when a run ends cleanly.
 
-A run streams through the pure pipeline (the transport's event texts -> event parser -> order
-verifier -> reducer) on top of the thread's committed snapshot. Only when the run closes with RUN_FINISHED
-does its reducer become the thread's new snapshot. An HTTP error, a dropped connection, a
-malformed stream, RUN_ERROR or an abort discard the reducer, so the thread, its messages and its
-pending interrupts are exactly as before and the same request (the same decision) can be re-sent.
-What the failed run delivered stays readable on its :class:`RunRecord`.
+A :class:`RunStream` is one request on the thread: it builds the run's pipeline (event parser ->
+order verifier -> reducer) on top of the thread's committed snapshot and has it read off the
+transport (``_run_loop``). Only when the run closes with RUN_FINISHED does its reducer become the
+thread's new snapshot (``_run_result.settle``). An HTTP error, a dropped connection, a malformed
+stream, RUN_ERROR or an abort discard the reducer, so the thread, its messages and its pending
+interrupts are exactly as before and the same request (the same decision) can be re-sent. What
+the failed run delivered stays readable on its :class:`RunRecord`.
+
+The seams: :class:`Endpoint` (what a thread needs of its agent), :class:`RunJournal` (told about
+each committed run: the store), and :class:`CommittedThread` (what a journal reads after a commit,
+:attr:`Thread.committed`, and gives back to a new thread, :meth:`Thread.restore`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from contextlib import aclosing
 from datetime import datetime, timezone
 from types import TracebackType
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
-from ag_ui.core import AssistantMessage, ReasoningMessage, ResumeEntry
+from ag_ui.core import ResumeEntry
 from pydantic import BaseModel
 
 from ._decisions.decision import Decision, Decisions, build_resume, check_decisions
@@ -30,42 +34,37 @@ from ._errors import (
     ConnectError,
     ProtocolError,
     RunAborted,
-    RunError,
-    StreamTimeout,
     ThreadBusy,
     TransportError,
     TruncatedRunError,
 )
 from ._frameworks import registry
 from ._protocol.compat import CLIENT_VERSION
-from ._protocol.events import EventParser, type_of
-from ._protocol.guards import EventGuard
+from ._protocol.events import EventParser
 from ._protocol.run_input import InputCache, encode_run_input, enforce_run_input
 from ._protocol.verify import OrderVerifier
 from ._protocol.wire import UserMessage, as_message
+from ._run_loop import read_run
+from ._run_result import CommittedThread, RunRecord, RunResult, delivered_text, settle
 from ._state.feed import KeptEvents, RunFeed
 from ._state.history import OutgoingHistory
 from ._state.reducer import RunReducer, ThreadSnapshot, ToolCallInfo
-from ._transports.base import ConnectionDropped, EventStream, StreamCut, Transport
+from ._transports.base import Transport
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "CommittedThread",
     "Endpoint",
     "RunJournal",
     "RunRecord",
     "RunResult",
     "RunStream",
     "Thread",
+    "delivered_text",
 ]
 
 #: The AG-UI version this client implements and declares in every RunAgentInput.
 PROTOCOL_VERSION = CLIENT_VERSION
-
-#: Seconds to keep reading after RUN_FINISHED or RUN_ERROR (for a new run, or a late RUN_ERROR,
-#: on the same stream) when the server does not close it.
-AFTER_FINISH_GRACE = 2.0
-
-Outcome = Literal["success", "interrupt", "cancelled"]
 
 
 class Endpoint(Protocol):
@@ -81,72 +80,6 @@ class Endpoint(Protocol):
     max_events_kept: int | None
     max_event_bytes: int
     idle_timeout: float | None
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """How a run ended and what it produced."""
-
-    outcome: Outcome
-    thread_id: str
-    run_id: str
-    #: Interrupts this run raised (empty unless ``outcome == "interrupt"``).
-    interrupts: list[PendingInterrupt]
-    #: Messages this run created or changed, in thread order (ag_ui.core message models).
-    messages: list[Any]
-    state: Any
-    warnings: list[str]
-    pending_tool_call_ids: list[str] = field(default_factory=list)
-    result: Any = None
-    #: Token usage the server reported on RUN_FINISHED (``ag_ui.core`` TokenUsage models, one
-    #: per provider and model; an absent count is unknown, not zero).
-    usage: list[Any] = field(default_factory=list)
-    #: RUN_FINISHED's own ``metadata`` (finish reasons, latencies...), when the server sent it.
-    run_metadata: dict[str, Any] | None = None
-    _kept: KeptEvents = field(default_factory=KeptEvents, repr=False, compare=False)
-
-    @property
-    def events(self) -> list[BaseModel]:
-        """Verified events of this run, in order (see ``Agent(max_events_kept=...)``)."""
-        return self._kept.models()
-
-    @property
-    def text(self) -> str:
-        """The assistant text this run produced (its assistant messages joined by blank lines)."""
-        parts = [
-            m.content
-            for m in self.messages
-            if isinstance(m, AssistantMessage) and isinstance(m.content, str) and m.content
-        ]
-        return "\n\n".join(parts)
-
-    def __repr__(self) -> str:
-        extra = ""
-        if self.interrupts:
-            names = ", ".join(f"{i.tool_name or i.reason}" for i in self.interrupts)
-            extra = f", interrupts=[{names}]"
-        text = self.text
-        if text:
-            extra += f", text={text[:200] + ('...' if len(text) > 200 else '')!r}"
-        return f"{type(self).__name__}(outcome={self.outcome!r}{extra})"
-
-
-@dataclass
-class RunRecord:
-    """One request on the thread: what was sent, how it ended, what arrived."""
-
-    run_id: str
-    kind: Literal["run", "resume"]
-    parent_run_id: str | None
-    started_at: datetime
-    status: str = "running"  # running|success|interrupt|cancelled|failed|truncated|aborted
-    finished_at: datetime | None = None
-    resume: list[dict[str, Any]] = field(default_factory=list)
-    error: AGUIError | None = None
-    event_count: int = 0
-    warnings: list[str] = field(default_factory=list)
-    #: Messages the run delivered, kept even when the run failed (they were not committed).
-    delivered: list[Any] = field(default_factory=list)
 
 
 class RunJournal(Protocol):
@@ -214,6 +147,19 @@ class Thread:
     @property
     def busy(self) -> bool:
         return self._active is not None
+
+    @property
+    def committed(self) -> CommittedThread:
+        """What this thread holds as its last committed run left it (what a journal writes)."""
+        return CommittedThread(self._snapshot, self._pending, self._last_run_id, self._answered)
+
+    def restore(self, committed: CommittedThread, runs: Iterable[RunRecord] = ()) -> None:
+        """Take up what a store kept of this thread: ``committed`` as its own, ``runs`` as its
+        record. Refused while a run is in flight (its commit would overwrite what is restored)."""
+        if self._active is not None:
+            raise ThreadBusy(f"thread {self.id} has a run in flight; it cannot be restored now")
+        self._hold(committed)
+        self.runs = list(runs)
 
     def __repr__(self) -> str:
         return (
@@ -313,69 +259,28 @@ class Thread:
     # -- used by RunStream ----------------------------------------------------------------
 
     def _commit(self, run: RunStream, reducer: RunReducer, record: RunRecord) -> RunResult:
-        pending_before = self._pending
-        answered_now = {e.interrupt_id for e in run.resume}
-        answered = {
-            **self._answered,
-            **{p.id: p for p in self._pending if p.id in answered_now},
-        }
-        # Raised again by the resume that answered it (or by a later run): a server bug to
-        # surface, not an interrupt to answer the same way in a loop.
-        reissued_ids = {
-            i.id
-            for i in reducer.interrupts
-            if i.id in answered
-            and registry.is_same_interrupt(
-                answered[i.id].raw, i.model_dump(by_alias=True, exclude_none=True)
-            )
-        }
-        pending = [
-            PendingInterrupt.from_wire(
-                i,
-                run_id=reducer.run_id or run.run_id,
-                tool_calls=reducer.tool_calls,
-                reissued=i.id in reissued_ids,
-                subagents=reducer.subagents,
-            )
-            for i in reducer.interrupts
-        ]
-        for interrupt in pending:
-            if interrupt.reissued:
-                record.warnings.append(
-                    f"the server raised interrupt {interrupt.id} again after it was answered; "
-                    "answering it the same way may loop (a known server bug with mixed decisions)"
-                )
-        if run.resume:
-            self._answered = {i: answered[i] for i in answered_now if i in answered}
-        self._snapshot = reducer.snapshot()
-        self._pending = pending
-        self._last_run_id = reducer.run_id or run.run_id
-        outcome: Outcome = "success"
-        if reducer.outcome == "interrupt":
-            outcome = "interrupt"
-        elif reducer.outcome == "cancelled":
-            outcome = "cancelled"
-        record.status = outcome
-        sent = {getattr(m, "id", None) for m in run.new_messages}  # the input, not the result
-        messages = self._snapshot.messages
-        result_messages = [messages[m] for m in reducer.touched if m in messages and m not in sent]
-        self.last_result = RunResult(
-            outcome=outcome,
+        before = self.committed
+        after, result = settle(
+            before,
+            reducer,
+            record,
             thread_id=self.id,
-            run_id=self._last_run_id,
-            interrupts=pending,
-            messages=result_messages,
-            state=self._snapshot.state,
-            warnings=list(record.warnings),
-            pending_tool_call_ids=reducer.pending_tool_call_ids,
-            result=reducer.result,
-            usage=reducer.usage,
-            run_metadata=reducer.run_metadata,
-            _kept=run.kept,
+            run_id=run.run_id,
+            answered_ids=[e.interrupt_id for e in run.resume],
+            sent_ids={getattr(m, "id", None) for m in run.new_messages},
+            kept=run.kept,
         )
+        self._hold(after)
+        self.last_result = result
         if self.journal is not None:
-            self.journal.committed(self, run, pending_before)
-        return self.last_result
+            self.journal.committed(self, run, before.pending)
+        return result
+
+    def _hold(self, committed: CommittedThread) -> None:
+        self._snapshot = committed.snapshot
+        self._pending = committed.pending
+        self._last_run_id = committed.last_run_id
+        self._answered = committed.answered
 
 
 def _as_messages(message: str | BaseModel | Iterable[BaseModel] | None) -> list[BaseModel]:
@@ -549,123 +454,34 @@ class RunStream:
         for message in self.new_messages:
             reducer.messages[getattr(message, "id")] = message  # noqa: B009 - any Message model
         self.reducer = reducer
-        stream: EventStream | None = None
         parser = EventParser(record.warnings.append, strict=strict)
         verifier = OrderVerifier(
             () if strict else thread._snapshot.tool_calls, record.warnings.append
         )
         feed = RunFeed(parser, verifier, reducer, self.kept, record)
-        handle = feed.event
-        idle_limit = agent.idle_timeout
-        last_event_at = time.monotonic()
 
         try:
             if self.resume and thread.journal is not None:
                 thread.journal.claim(thread, self)  # AlreadyDecided: another kernel has them
                 self._claimed = True
             body = encode_run_input(self.request_body(record.warnings.append), thread._input_cache)
-            transport = agent.transport
-            async with transport.open(
-                body, forwarded_props=self._forwarded, max_event_bytes=agent.max_event_bytes
-            ) as stream:
-                # Server text is scrubbed of the credentials sent, before it is parsed: every
-                # message, result, error and card made from it is clean (_protocol/secrets.py).
-                parse = parser.parse
-                # Nobody reads events one by one (Thread.run): the frequent ones stay plain,
-                # unless the guard must read every text before it is parsed.
-                plain = not deliver and not transport.scrubber
-                if transport.scrubber:
-                    parse = EventGuard(transport.scrubber, parse, type_of).parse
-                iterator = stream.__aiter__()
-                try:
-                    while True:
-                        try:
-                            if verifier.phase in ("finished", "failed"):
-                                # The run is closed; a well-behaved server closes the stream
-                                # now. Wait a moment for a new run or a late RUN_ERROR, no more.
-                                batch = await asyncio.wait_for(
-                                    iterator.__anext__(), AFTER_FINISH_GRACE
-                                )
-                            else:
-                                batch = await iterator.__anext__()
-                        except StopAsyncIteration:
-                            break
-                        except (asyncio.TimeoutError, StreamTimeout):
-                            if verifier.phase not in ("finished", "failed"):
-                                raise
-                            if verifier.phase == "finished":
-                                record.warnings.append(
-                                    "the server kept the stream open after RUN_FINISHED; "
-                                    "stopped reading"
-                                )
-                            break
-                        except TransportError as exc:
-                            # A socket closed with an error code after the run closed: the run
-                            # stands (as a drop after RUN_FINISHED does), with a warning.
-                            if verifier.phase not in ("finished", "failed"):
-                                raise
-                            record.warnings.append(f"after the run closed: {exc}")
-                            break
-                        if self._aborting:
-                            raise RunAborted("the run was aborted by the client")
-                        seen = record.event_count
-                        if plain:
-                            feed.texts(batch, parse)
-                        else:
-                            for data in batch:
-                                for event in parse(data):
-                                    if handle(type_of(event), event) and deliver:
-                                        yield event
-                                        if self._aborting:  # abort() from the consumer
-                                            raise RunAborted("the run was aborted by the client")
-                        now = time.monotonic()
-                        if record.event_count != seen:
-                            last_event_at = now
-                        elif idle_limit is not None and now - last_event_at > idle_limit:
-                            raise StreamTimeout(
-                                f"no event for {idle_limit:g} s (only keepalive comments); "
-                                "raise idle_timeout on the Agent if the agent is just slow"
-                            )
-                    try:
-                        tail = stream.finish()
-                    except StreamCut as exc:
-                        if verifier.phase in ("finished", "failed"):
-                            record.warnings.append(f"ignored bytes after the run closed: {exc}")
-                            tail = []
-                        else:  # cut inside a character or a frame: truncated like any other
-                            raise TruncatedRunError(
-                                f"the stream was cut ({exc})",
-                                bytes_received=stream.bytes_received,
-                                events_received=record.event_count,
-                                last_event=feed.last_type,
-                                dropped=False,
-                            ) from None
-                    for data in tail:
-                        for event in parse(data):
-                            if handle(type_of(event), event) and deliver:
-                                yield event
-                except ConnectionDropped as exc:
-                    if verifier.phase not in ("finished", "failed"):
-                        raise TruncatedRunError(
-                            f"the connection dropped ({exc})",
-                            bytes_received=stream.bytes_received,
-                            events_received=record.event_count,
-                            last_event=feed.last_type,
-                            dropped=True,
-                        ) from None
-            if verifier.phase == "failed":
-                message_text, code = reducer.error or ("the run failed", None)
-                raise RunError(message_text, code, run_id=reducer.run_id)
-            if verifier.phase != "finished":
-                ended_inside = stream is not None and stream.in_message
-                where = "inside an event" if ended_inside else "between events"
-                raise TruncatedRunError(
-                    f"the stream ended {where} before RUN_FINISHED or RUN_ERROR",
-                    bytes_received=stream.bytes_received if stream is not None else 0,
-                    events_received=record.event_count,
-                    last_event=feed.last_type,
-                    dropped=False,
-                )
+            events = read_run(
+                agent.transport,
+                body,
+                forwarded_props=self._forwarded,
+                max_event_bytes=agent.max_event_bytes,
+                idle_timeout=agent.idle_timeout,
+                parser=parser,
+                verifier=verifier,
+                reducer=reducer,
+                feed=feed,
+                record=record,
+                deliver=deliver,
+                aborting=lambda: self._aborting,
+            )
+            async with aclosing(events):
+                async for event in events:
+                    yield event
             self._result = thread._commit(self, reducer, record)
         except asyncio.CancelledError:
             aborted = RunAborted("the run was aborted by the client")
@@ -712,15 +528,6 @@ class RunStream:
         delivered = reducer.snapshot().messages  # joins text still streaming when it broke
         record.delivered = [delivered[m] for m in reducer.touched if m in delivered]
         self._error = error
-
-
-def delivered_text(record: RunRecord) -> str:
-    """The assistant text a (possibly failed) run delivered."""
-    return "\n\n".join(
-        m.content
-        for m in record.delivered
-        if isinstance(m, AssistantMessage | ReasoningMessage) and isinstance(m.content, str)
-    )
 
 
 def _plain(value: Any) -> Any:

@@ -125,10 +125,10 @@ def closure(name: str) -> set[str]:
 
 ROOMS = {
     "_protocol", "_frameworks", "_decisions", "_state", "_view", "_transports", "_notebook",
-    "_store", "_chat",
+    "_store", "_chat", "_record",
 }  # fmt: skip
 FLAT = {"__init__", "__main__", "policies", "record", "_errors", "_version", "_agent", "_thread",
-        "_record"}  # fmt: skip
+        "_run_loop", "_run_result"}  # fmt: skip
 DEMO = "demo"
 BASE = {"_errors", "_version"}
 
@@ -143,7 +143,17 @@ MAY_IMPORT: dict[str, set[str]] = {
     "_view": {"_state", "_decisions"},
     "_transports": {"_protocol"},
     "_notebook": set(),
-    "_thread": {"_protocol", "_frameworks", "_decisions", "_state", "_transports"},
+    "_run_result": {"_frameworks", "_decisions", "_state"},
+    "_run_loop": {"_protocol", "_state", "_transports", "_run_result"},
+    "_thread": {
+        "_protocol",
+        "_frameworks",
+        "_decisions",
+        "_state",
+        "_transports",
+        "_run_loop",
+        "_run_result",
+    },
     "_store": {"_protocol", "_state", "_decisions", "_thread"},
     "_chat": {
         "_thread",
@@ -175,6 +185,7 @@ PURE_ROOMS = {"_protocol", "_frameworks", "_decisions", "_state"}
 PURE_MODULES = {
     "_errors", "_version", "policies", "_view.transcript", "_view.blocks",
     "_view.transcript_genui", "_view.html", "_store.codec", "_store.pages", "_chat.rules",
+    "_run_result",
 }  # fmt: skip
 # The protocol's own shapes (ag_ui.core, extended to 1.1): no client behaviour, so the demo, which
 # stands for a remote agent, may speak them too.
@@ -206,9 +217,10 @@ OWNED = {
     # The WebSocket transport's client (the demo's WebSocket route is served by uvicorn on it).
     "websockets": {"_transports.websocket"},
     # The network is the HTTP transport's; the agent takes your client and builds the demo's,
-    # recording is an httpx transport, secrets parse URLs, the demo's in-process transport.
+    # a version 1 recording names httpx's errors, secrets parse URLs, the demo's in-process
+    # transport.
     "httpx": {
-        "_transports.http", "_transports.choose", "_agent", "_record", "_protocol.secrets",
+        "_transports.http", "_transports.choose", "_agent", "_record.legacy", "_protocol.secrets",
         "demo._transport", "_transports.websocket",
     },
 }  # fmt: skip
@@ -370,11 +382,12 @@ def test_the_name_check_can_see_a_framework() -> None:
     assert any(FRAMEWORK_NAMES.search(text) for _, text in _code_names(sample))
 
 
-def test_the_run_loop_knows_no_framing() -> None:
-    deps = _internal("_thread")
+@pytest.mark.parametrize("name", ["_thread", "_run_loop"])
+def test_the_run_loop_knows_no_framing(name: str) -> None:
+    deps = _internal(name)
     assert {d for d in deps if _room(d) == "_transports"} == {"_transports.base"}
     assert "_protocol.sse" not in deps
-    assert "httpx" not in GRAPH[f"{PACKAGE}._thread"].external
+    assert "httpx" not in GRAPH[f"{PACKAGE}.{name}"].external
 
 
 def test_chat_is_composed_not_a_tower_of_mixins() -> None:

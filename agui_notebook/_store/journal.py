@@ -1,8 +1,9 @@
 """Durable threads: an agent's link to its store (``Agent(store=...)``).
 
 A :class:`Journal` is what a :class:`~agui_notebook._thread.Thread` tells about each committed run
-(``Thread.journal``): it writes the thread, the run's summary and the run's decisions in one
-transaction. It restores a stored thread into a new ``Thread``, lists the agent's threads and
+(``Thread.journal``): it writes what the thread holds (``Thread.committed``), the run's summary and
+the run's decisions in one transaction. It gives a stored thread back to a new ``Thread``
+(``Thread.restore``: the journal touches no field of the thread), lists the agent's threads and
 keeps the decisions a failed resume carried.
 
 A store problem never takes a run down: the first one is a :class:`StoreWarning` naming the file
@@ -30,6 +31,7 @@ from .._decisions.identity import Person
 from .._decisions.interrupts import PendingInterrupt
 from .._errors import AlreadyDecided, StoreError, StoreUnavailable, StoreWarning
 from .._protocol.secrets import Scrubber
+from .._thread import CommittedThread, RunRecord
 from .backend import StoreBackend, describe, is_url, open_store, url_secrets
 from .codec import (
     Claim,
@@ -221,14 +223,15 @@ class Journal:
                     scrubber=scrubber,
                     person=run.person,
                 )
+            held = thread.committed
             row = encode_thread(
                 agent_url=self.agent_url,
                 thread_id=thread.id,
-                snapshot=thread._snapshot,
-                pending=thread._pending,
-                last_run_id=thread._last_run_id,
+                snapshot=held.snapshot,
+                pending=held.pending,
+                last_run_id=held.last_run_id,
                 last_status=status,
-                answered=thread._answered,
+                answered=held.answered,
                 now=now,
                 scrubber=scrubber,
                 layout=self._layouts.get(thread),
@@ -246,7 +249,7 @@ class Journal:
                 scrubber=scrubber,
             )
             answered_ids = [e.interrupt_id for e in run.resume]
-            raised = {p.id for p in thread._pending}  # raised again: answerable again
+            raised = {p.id for p in held.pending}  # raised again: answerable again
             settled = [i for i in answered_ids if i not in raised]
             reopened = [i for i in answered_ids if i in raised]
             revision = store.save_run(row, summary, audit, settled, reopened)
@@ -411,11 +414,12 @@ class Journal:
                 )
             )
             return False
-        thread._snapshot = restored.snapshot
-        thread._pending = restored.pending
-        thread._last_run_id = restored.last_run_id
-        thread._answered = restored.answered
-        thread.runs = [_run_record(run_id, summary) for run_id, summary in data.runs]
+        thread.restore(
+            CommittedThread(
+                restored.snapshot, restored.pending, restored.last_run_id, restored.answered
+            ),
+            runs=[_run_record(run_id, summary) for run_id, summary in data.runs],
+        )
         if restored.layout is not None:
             self._layouts[thread] = restored.layout
         for note in restored.warnings:
@@ -453,7 +457,7 @@ class Journal:
         except StoreError as exc:
             self._warn(exc)
             return []
-        calls = thread._snapshot.tool_calls
+        calls = thread.committed.snapshot.tool_calls
         records = []
         for entry in entries:
             call = calls.get(entry.tool_call_id) if entry.tool_call_id else None
@@ -503,9 +507,7 @@ def _scrub_entry(entry: AuditEntry, scrubber: Scrubber) -> AuditEntry:
     return AuditEntry(**{**entry.to_json(), "edited_arguments": edited, "reason": reason})
 
 
-def _run_record(run_id: str, summary: Mapping[str, Any]) -> Any:
-    from .._thread import RunRecord
-
+def _run_record(run_id: str, summary: Mapping[str, Any]) -> RunRecord:
     finished = summary.get("finishedAt")
     return RunRecord(
         run_id=run_id,

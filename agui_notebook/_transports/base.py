@@ -50,9 +50,12 @@ class Transport(Protocol):
 
     ``scrubber`` knows every credential sent so far (``open`` adds the request's);
     ``known_scrubber()`` also what the next request would carry, without sending anything.
+    A transport may also have ``async capabilities() -> str | None``: the agent's capabilities
+    document as text (None: the server has none); ``Agent.capabilities`` asks it when there.
     """
 
-    scrubber: Scrubber
+    @property
+    def scrubber(self) -> Scrubber: ...
 
     def open(
         self, body: bytes, *, forwarded_props: Any = None, max_event_bytes: int

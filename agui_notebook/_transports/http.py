@@ -16,12 +16,30 @@ from typing import Any
 
 import httpx
 
-from .._errors import ConnectError, HTTPStatusError, ProtocolError, StreamTimeout, TransportError
+from .._errors import (
+    AGUIError,
+    ConnectError,
+    HTTPStatusError,
+    ProtocolError,
+    StreamTimeout,
+    TransportError,
+)
 from .._protocol.secrets import EMPTY, Scrubber, secret_values
 from .._protocol.sse import SSEDataDecoder
 from .base import ConnectionDropped, StreamCut
 
-__all__ = ["HTTPTransport", "SSEEvents", "capabilities_url", "make_timeout", "safe_url"]
+__all__ = [
+    "NO_DOCUMENT",
+    "HTTPTransport",
+    "SSEEvents",
+    "capabilities_url",
+    "make_timeout",
+    "read_error",
+    "response_error",
+    "safe_url",
+    "send_error",
+    "streams_events",
+]
 
 _MAX_ERROR_BODY = 64 * 1024
 #: The largest capabilities document read (tool schemas can make it long, not this long).
@@ -174,16 +192,8 @@ class HTTPTransport:
         scrubbed of the credentials sent so far and of those ``sent`` carries."""
         try:
             return await client.send(request, stream=True)
-        except httpx.TimeoutException as exc:
-            if isinstance(exc, httpx.ConnectTimeout):
-                raise ConnectError(f"timed out connecting to {where}") from None
-            raise StreamTimeout(f"no response from {where} within the timeout") from None
-        except httpx.ConnectError as exc:
-            scrubber = self._learn(request, sent)
-            raise ConnectError(f"cannot connect to {where}: {_reason(exc, scrubber)}") from None
         except httpx.TransportError as exc:
-            scrubber = self._learn(request, sent)
-            raise TransportError(f"request to {where} failed: {_reason(exc, scrubber)}") from None
+            raise send_error(exc, where, self._learn(request, sent)) from None
 
     def _learn(self, request: httpx.Request, body: Any) -> Scrubber:
         self.scrubber = self.scrubber.union(secret_values(request, body))
@@ -218,20 +228,54 @@ class SSEEvents:
         return self._decoder.in_message
 
 
+def streams_events(status: int, content_type: str) -> bool:
+    """Whether a run's response is what AG-UI asks for: 2xx, ``text/event-stream``."""
+    is_sse = content_type.partition(";")[0].strip().lower() == "text/event-stream"
+    return 200 <= status < 300 and is_sse
+
+
+def response_error(status: int, content_type: str, body: str, where: str) -> AGUIError:
+    """What a run's response that is not an event stream means (``body`` already scrubbed)."""
+    if not 200 <= status < 300:
+        return HTTPStatusError(status, body, where)
+    excerpt = body[:300] + ("..." if len(body) > 300 else "")
+    return ProtocolError(
+        f"expected an event stream (text/event-stream) from {where}, got "
+        f"{content_type or 'no content type'!r}: {excerpt!r}"
+    )
+
+
+def send_error(exc: httpx.TransportError, where: str, scrubber: Scrubber) -> TransportError:
+    """httpx's failure to get a response, as ours; its text scrubbed with ``scrubber``."""
+    if isinstance(exc, httpx.ConnectTimeout):
+        return ConnectError(f"timed out connecting to {where}")
+    if isinstance(exc, httpx.TimeoutException):
+        return StreamTimeout(f"no response from {where} within the timeout")
+    if isinstance(exc, httpx.ConnectError):
+        return ConnectError(f"cannot connect to {where}: {_reason(exc, scrubber)}")
+    return TransportError(f"request to {where} failed: {_reason(exc, scrubber)}")
+
+
+def read_error(exc: httpx.HTTPError, where: str) -> Exception:
+    """httpx's failure while a response body streams, as the run loop reads it (``exc`` itself
+    when it means nothing more)."""
+    if isinstance(exc, httpx.ReadTimeout):
+        return StreamTimeout(f"{where} sent nothing, not even a keepalive, within the read timeout")
+    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.NetworkError):
+        return ConnectionDropped(_reason(exc))
+    if isinstance(exc, httpx.DecodingError):
+        return ProtocolError(f"the response body from {where} cannot be decoded: {exc}")
+    return exc
+
+
 async def _check_response(response: httpx.Response, where: str, scrubber: Scrubber) -> None:
+    content_type = response.headers.get("content-type", "")
+    if streams_events(response.status_code, content_type):
+        return
     # An error body may echo the credentials it was sent ("invalid token 'Bearer sk-...'"):
     # scrub them before the body reaches an error message, a card or a saved notebook.
-    if not 200 <= response.status_code < 300:
-        body = scrubber.text(await _read_some(response))
-        raise HTTPStatusError(response.status_code, body, where)
-    content_type = response.headers.get("content-type", "")
-    if content_type.partition(";")[0].strip().lower() != "text/event-stream":
-        body = scrubber.text(await _read_some(response))
-        excerpt = body[:300] + ("..." if len(body) > 300 else "")
-        raise ProtocolError(
-            f"expected an event stream (text/event-stream) from {where}, got "
-            f"{content_type or 'no content type'!r}: {excerpt!r}"
-        )
+    body = scrubber.text(await _read_some(response))
+    raise response_error(response.status_code, content_type, body, where)
 
 
 async def _read_some(response: httpx.Response) -> str:
@@ -252,14 +296,11 @@ async def _body(response: httpx.Response, where: str) -> AsyncIterator[bytes]:
     try:
         async for chunk in response.aiter_bytes():
             yield chunk
-    except httpx.ReadTimeout:
-        raise StreamTimeout(
-            f"{where} sent nothing, not even a keepalive, within the read timeout"
-        ) from None
-    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.NetworkError) as exc:
-        raise ConnectionDropped(_reason(exc)) from None
-    except httpx.DecodingError as exc:
-        raise ProtocolError(f"the response body from {where} cannot be decoded: {exc}") from None
+    except httpx.HTTPError as exc:
+        error = read_error(exc, where)
+        if error is exc:
+            raise
+        raise error from None
 
 
 def _reason(exc: BaseException, scrubber: Scrubber = EMPTY) -> str:

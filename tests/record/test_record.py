@@ -27,7 +27,7 @@ from agui_notebook import (
     policies,
     reject,
 )
-from agui_notebook._record import _decision_from_entry
+from agui_notebook._record.policy import decision_from_entry
 from agui_notebook.demo import start_in_thread
 from agui_notebook.record import (
     ReplayMismatch,
@@ -80,26 +80,25 @@ async def test_recording_is_json_lines_in_order(tmp_path: Path) -> None:
 
     objects = lines(path)
     header = objects[0]
-    assert header["kind"] == "recording" and header["version"] == 1
+    assert header["kind"] == "recording" and header["version"] == 2
     assert header["agui_notebook"] and header["created"]
+    assert header["url"] == "http://agui-demo.invalid/"
 
     kinds: list[tuple[str, int]] = []
     for obj in objects[1:]:
         if not kinds or kinds[-1] != (obj["kind"], obj["n"]):
             kinds.append((obj["kind"], obj["n"]))
     assert kinds == [
-        ("request", 1), ("response", 1), ("event", 1), ("end", 1),
-        ("request", 2), ("response", 2), ("event", 2), ("end", 2),
+        ("request", 1), ("event", 1), ("end", 1),
+        ("request", 2), ("event", 2), ("end", 2),
     ]  # fmt: skip
 
     requests = [o for o in objects if o["kind"] == "request"]
-    assert requests[0]["method"] == "POST"
+    assert requests[0]["op"] == "run"
     assert requests[0]["body"]["threadId"] == first.thread_id
     assert requests[0]["body"]["messages"][-1]["content"] == TRANSFER
     assert requests[1]["body"]["resume"][0]["payload"] == {"approved": True}
-    assert requests[0]["headers"]["accept"] == "text/event-stream"
-    response = next(o for o in objects if o["kind"] == "response")
-    assert response["status"] == 200
+    assert "headers" not in requests[0]  # what carried the run is the transport's business
     events = [o["data"]["type"] for o in objects if o["kind"] == "event" and o["n"] == 2]
     assert events[0] == "RUN_STARTED" and events[-1] == "RUN_FINISHED"
     assert all(o["complete"] for o in objects if o["kind"] == "end")
@@ -247,14 +246,14 @@ def test_resume_entries_become_the_decisions_that_made_them() -> None:
     def entry(payload: Any) -> dict[str, Any]:
         return {"interruptId": "i", "status": "resolved", "payload": payload}
 
-    assert _decision_from_entry({"interruptId": "i", "status": "cancelled"}) == cancel()
-    assert _decision_from_entry(entry({"approved": True})) == approve()
-    assert _decision_from_entry(entry({"accepted": True})) == approve()
-    assert _decision_from_entry(entry({"approved": False})) == reject()
-    assert _decision_from_entry(entry({"approved": False, "reason": "no"})) == reject("no")
-    assert _decision_from_entry(entry({"approved": True, "editedArgs": {"a": 1}})) == edit(a=1)
-    assert _decision_from_entry(entry({"accepted": True, "amount": 5})) == edit(amount=5)
-    assert _decision_from_entry(entry({"date": "2025-01-01"})) == answer({"date": "2025-01-01"})
+    assert decision_from_entry({"interruptId": "i", "status": "cancelled"}) == cancel()
+    assert decision_from_entry(entry({"approved": True})) == approve()
+    assert decision_from_entry(entry({"accepted": True})) == approve()
+    assert decision_from_entry(entry({"approved": False})) == reject()
+    assert decision_from_entry(entry({"approved": False, "reason": "no"})) == reject("no")
+    assert decision_from_entry(entry({"approved": True, "editedArgs": {"a": 1}})) == edit(a=1)
+    assert decision_from_entry(entry({"accepted": True, "amount": 5})) == edit(amount=5)
+    assert decision_from_entry(entry({"date": "2025-01-01"})) == answer({"date": "2025-01-01"})
 
 
 async def test_replay_policy_drives_a_chat_to_the_same_result(tmp_path: Path) -> None:
@@ -339,9 +338,18 @@ async def test_http_errors_and_drops_are_recorded_and_replayed(tmp_path: Path) -
     text = path.read_text(encoding="utf-8")
     assert "sk-ECHOED-777" not in text  # scrubbed from the echoing 401 body too
     objects = lines(path)
-    assert next(o for o in objects if o["kind"] == "body")["text"].startswith('{"error"')
+    refused = next(o for o in objects if o["kind"] == "error")
+    assert (refused["n"], refused["error"], refused["status"]) == (1, "HTTPStatusError", 401)
+    assert refused["body"].startswith('{"error"') and "<redacted>" in refused["body"]
     ends = [o for o in objects if o["kind"] == "end"]
-    assert ends[-1] == {"kind": "end", "n": 2, "complete": False, "error": "RemoteProtocolError"}
+    assert ends[-1] == {
+        "kind": "end",
+        "n": 2,
+        "complete": False,
+        "bytes": 132,
+        "error": "ConnectionDropped",
+        "message": "peer closed connection",
+    }
 
     replayed = replay(path).thread()
     with pytest.raises(HTTPStatusError) as status_again:
@@ -350,6 +358,7 @@ async def test_http_errors_and_drops_are_recorded_and_replayed(tmp_path: Path) -
     with pytest.raises(TruncatedRunError) as dropped_again:
         await replayed.run("hi")
     assert dropped_again.value.dropped and dropped_again.value.last_event == "RUN_STARTED"
+    assert str(dropped_again.value) == str(dropped.value)
 
 
 # -- secrets ------------------------------------------------------------------------------------
@@ -396,11 +405,9 @@ async def test_no_secret_reaches_the_recording(tmp_path: Path, demo_server: str)
     data = path.read_bytes()
     for secret in SECRETS:
         assert secret.encode() not in data, secret
-    request = next(o for o in lines(path) if o["kind"] == "request")
-    assert request["headers"]["authorization"] == "<redacted>"
-    assert request["headers"]["x-api-key"] == "<redacted>"
-    assert request["headers"]["cookie"] == "<redacted>"
-    assert request["url"] == f"http://{host}?token=%3Credacted%3E&v=2"
+    header, request = lines(path)[:2]
+    assert "headers" not in request  # never written, not even redacted
+    assert header["url"] == f"http://{host}?token=%3Credacted%3E&v=2"
     assert request["body"]["forwardedProps"] == {"apiKey": "<redacted>", "mode": "test"}
 
     # Replays with other credentials (redacted values match anything) ...

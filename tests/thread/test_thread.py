@@ -70,7 +70,7 @@ def view(thread: Any) -> tuple[Any, ...]:
         json.dumps(thread.state),
         [(p.id, p.tool_name, p.arguments) for p in thread.pending],
         sorted(thread.tool_calls),
-        thread._last_run_id,
+        thread.committed.last_run_id,
     )
 
 
@@ -366,6 +366,35 @@ async def test_reissued_interrupt_is_flagged() -> None:
     result = await thread.resume(reject("no"))
     assert result.interrupts[0].reissued is True
     assert any("again after it was answered" in w for w in result.warnings)
+
+
+async def test_a_thread_takes_up_what_it_committed_through_its_own_methods() -> None:
+    # What a store does: read `committed` after a commit, give it to a new Thread's `restore`.
+    thread, server = await interrupted_thread(IT1)
+    held = thread.committed
+    assert (held.pending, held.last_run_id, held.answered) == (thread.pending, "r1", {})
+    twin = server.agent().thread(thread.id)
+    twin.restore(held, runs=thread.runs)
+    assert view(twin) == view(thread) and twin.runs == thread.runs
+    # It goes on as the first would: the same parent run, and a reissue recognised.
+    server.add(sse(run_started(run_id="r2"), run_finished(run_id="r2", outcome=interrupted(IT1))))
+    result = await twin.resume(reject("no"))
+    assert server.bodies[-1]["parentRunId"] == "r1"
+    assert result.interrupts[0].reissued is True
+    assert set(twin.committed.answered) == {"i1"} and twin.committed.last_run_id == "r2"
+    assert view(thread)[-1] == "r1" and thread.committed.answered == {}  # the first untouched
+
+
+async def test_a_thread_with_a_run_in_flight_is_not_restored() -> None:
+    thread = ScriptedServer(ok_run()).agent().thread()
+    held = thread.committed
+    async with thread.stream("hi") as run:
+        with pytest.raises(ThreadBusy, match="in flight"):
+            thread.restore(held)
+        await run.drain()
+    assert len(thread.messages) == 2
+    thread.restore(held)  # between runs it may
+    assert thread.messages == [] and thread.runs == []
 
 
 # -- resume refusals, before any request ----------------------------------------------------
@@ -843,9 +872,9 @@ async def test_streaming_events_as_they_arrive() -> None:
 async def test_a_stream_left_open_after_run_finished_still_completes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import agui_notebook._thread as thread_module
+    import agui_notebook._run_loop as run_loop
 
-    monkeypatch.setattr(thread_module, "AFTER_FINISH_GRACE", 0.2)
+    monkeypatch.setattr(run_loop, "AFTER_FINISH_GRACE", 0.2)
     body = sse(run_started(), *text_message("a1", "Hello"), run_finished())
     stream = ChunkStream([body], stall=True)  # never closes
     server = ScriptedServer(stream)
