@@ -43,6 +43,12 @@ def _describe(kind: str, ident: Any) -> str:
     return f"{kind} {ident!r}"
 
 
+def _same_owner(tag: str | None, owner: Any, index: int, says: Callable[[], str]) -> None:
+    """An item attributed to a subagent (``tag``) must be its owner's: else ``says()`` is the error."""
+    if tag is not None and tag != owner:
+        raise ProtocolError(says(), event_index=index)
+
+
 def _who(owner: str | None) -> str:
     return "the parent agent" if owner is None else f"subagent {owner!r}"
 
@@ -191,23 +197,30 @@ class OrderVerifier:
         # Reopening an item of this run continues its owner's (1.1 text-messages, tool-calls).
         previous = self._owners.get(key, _MISSING)
         if previous is not _MISSING:
-            if tag is not None and tag != previous:
-                raise ProtocolError(
-                    f"{etype} attributed to {_who(tag)} reopens {kind} {ident!r} of "
-                    f"{_who(previous)}",
-                    event_index=index,
-                )
+            _same_owner(
+                tag,
+                previous,
+                index,
+                lambda: (
+                    f"{etype} attributed to {_who(tag)} reopens "
+                    f"{kind} {ident!r} of {_who(previous)}"
+                ),
+            )
             owner = previous
         if etype == "TOOL_CALL_START" and event.parent_message_id is not None:
             # A tool call belongs to the message that carries it (1.1 subagents, ownership).
-            parent = self._owners.get(("message", event.parent_message_id), _MISSING)
+            parent_id = event.parent_message_id
+            parent = self._owners.get(("message", parent_id), _MISSING)
             if parent is not _MISSING:
-                if tag is not None and tag != parent:
-                    raise ProtocolError(
-                        f"tool call {ident!r} is attributed to {_who(tag)} but its message "
-                        f"{event.parent_message_id!r} belongs to {_who(parent)}",
-                        event_index=index,
-                    )
+                _same_owner(
+                    tag,
+                    parent,
+                    index,
+                    lambda: (
+                        f"tool call {ident!r} is attributed to "
+                        f"{_who(tag)} but its message {parent_id!r} belongs to {_who(parent)}"
+                    ),
+                )
                 if tag is None:
                     owner = parent
         self._open[key] = owner
