@@ -41,8 +41,21 @@ class RecordingTransport:
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], transport: Transport, *, url: str | None = None
+        self,
+        path: str | os.PathLike[str],
+        transport: Transport | None = None,
+        *,
+        url: str | None = None,
+        client: object = None,
     ) -> None:
+        if transport is None or client is not None:
+            # It was an httpx transport until issue 42 (``RecordingTransport(path, client=...)``
+            # inside an ``httpx.AsyncClient``): say what replaced it instead of a bare TypeError.
+            raise TypeError(
+                "RecordingTransport wraps an AG-UI transport: RecordingTransport(path, transport); "
+                "it is no longer an httpx transport. To record an agent use record(agent, path); "
+                "with your own httpx client, record(Agent(url, http_client=client), path)."
+            )
         self.path = Path(path)
         #: The transport the runs really go through.
         self.transport = transport
