@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from agui_notebook import (
@@ -259,3 +260,9 @@ async def test_a_version_1_recording_fails_where_it_failed() -> None:
     )
     transport.assert_complete()
     assert [r.status for r in thread.runs] == ["failed", "truncated", "failed"]
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"client": httpx.AsyncClient()}])
+def test_the_old_httpx_form_says_what_replaced_it(tmp_path: Path, kwargs: dict[str, Any]) -> None:
+    with pytest.raises(TypeError, match=r"record\(agent, path\)"):
+        RecordingTransport(tmp_path / "r.jsonl", **kwargs)
