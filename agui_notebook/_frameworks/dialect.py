@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from ag_ui.core import Interrupt, ResumeEntry
 
-__all__ = ["Asked", "Described", "Dialect", "json_or_text"]
+__all__ = ["Asked", "Described", "Dialect", "ToolReport", "json_or_text"]
 
 
 class Asked(Protocol):
@@ -30,6 +30,16 @@ class Asked(Protocol):
 
     @property
     def metadata(self) -> dict[str, Any] | None: ...
+
+
+class ToolReport(Protocol):
+    """What a dialect reads of a tool result the thread holds (an ag_ui.core ``ToolMessage``)."""
+
+    @property
+    def content(self) -> Any: ...
+
+    @property
+    def encrypted_value(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -96,6 +106,17 @@ class Dialect:
     def restates_arguments(self, held: str, streamed: str) -> bool:
         """True when a later run reopened a held tool call only to stream its arguments again."""
         return False
+
+    def restreamed_arguments(self, held: str, text: str) -> str:
+        """The arguments a later run streamed for a held call it reopened, given the call's text
+        before (``held``) and after (``text``). The spec: a reopened call's arguments append, so
+        the call's arguments are the whole text."""
+        return text
+
+    def result_outcome(self, result: ToolReport) -> str | None:
+        """What a tool result reports when it is not a run of the tool: ``"denied"`` for a
+        denial or cancel the server sends as a result; None: a result, as the spec reads it."""
+        return None
 
 
 def json_or_text(value: Any) -> Any:

@@ -270,3 +270,10 @@ class LangGraphDialect(Dialect):
 
     def restates_arguments(self, held: str, streamed: str) -> bool:
         return restates_arguments(held, streamed)
+
+    def restreamed_arguments(self, held: str, text: str) -> str:
+        # The adapter restarts a reopened call's arguments instead of appending (see above): what
+        # it streamed is the text after the held one.
+        if held and len(text) > len(held) and text.startswith(held):
+            return text[len(held) :]
+        return text

@@ -6,15 +6,20 @@ result and is not a tool to show or to approve. Echoed back in a later request's
 server strips only the first per message and answers the others with a phantom "Tool execution
 skipped" result, which the model then reads; so the history we send leaves them out. The tool an
 approval is about is in ``metadata.agent_framework.function_call`` (``{name, arguments}``).
+A rejected call gets a tool message (in the resumed run's MESSAGES_SNAPSHOT) whose text says so:
+the server's report of the denial, not a run of the tool.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .dialect import Described, Dialect, json_or_text
+from .dialect import Described, Dialect, ToolReport, json_or_text
 
-__all__ = ["MicrosoftDialect"]
+__all__ = ["REJECTED_TEXT", "MicrosoftDialect"]
+
+#: The tool message the framework answers a rejected call with (``_approval_lifecycle``).
+REJECTED_TEXT = "Error: Tool call invocation was rejected by user."
 
 
 class MicrosoftDialect(Dialect):
@@ -31,3 +36,6 @@ class MicrosoftDialect(Dialect):
         return Described(
             None, name if isinstance(name, str) else None, json_or_text(call.get("arguments"))
         )
+
+    def result_outcome(self, result: ToolReport) -> str | None:
+        return "denied" if result.content == REJECTED_TEXT else None

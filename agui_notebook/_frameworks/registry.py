@@ -14,14 +14,16 @@ from ag_ui.core import Interrupt, ResumeEntry
 
 from .adk import AdkDialect
 from .crewai import CrewAIDialect
-from .dialect import Asked, Described, Dialect
+from .dialect import Asked, Described, Dialect, ToolReport
 from .flat import FlatDialect
 from .langgraph import LangGraphDialect
 from .microsoft import MicrosoftDialect
+from .pydantic_ai import PydanticAIDialect
 from .strands import StrandsDialect
 
 __all__ = [
     "DIALECTS",
+    "ToolReport",
     "describe",
     "interrupts_from_custom",
     "is_hidden",
@@ -31,6 +33,8 @@ __all__ = [
     "refuse_new_message",
     "register",
     "restates_arguments",
+    "restreamed_arguments",
+    "result_outcome",
     "reviewed_output",
     "route_resume",
 ]
@@ -45,6 +49,7 @@ DIALECTS: list[Dialect] = [
     FlatDialect(),
     CrewAIDialect(),
     LangGraphDialect(),
+    PydanticAIDialect(),
 ]
 
 
@@ -133,3 +138,18 @@ def route_resume(
 
 def restates_arguments(held: str, streamed: str) -> bool:
     return any(d.restates_arguments(held, streamed) for d in DIALECTS)
+
+
+def restreamed_arguments(held: str, text: str) -> str:
+    """What a later run streamed for a held call it reopened (``text``: the call's arguments text
+    after that run): the first dialect's reading that differs from the spec's, else ``text``."""
+    for dialect in DIALECTS:
+        found = dialect.restreamed_arguments(held, text)
+        if found != text:
+            return found
+    return text
+
+
+def result_outcome(result: ToolReport) -> str | None:
+    """What a tool result reports when a framework says it is not a run (``"denied"``)."""
+    return next((o for d in DIALECTS if (o := d.result_outcome(result)) is not None), None)
