@@ -20,6 +20,7 @@ from ._decisions.interrupts import PendingInterrupt
 from ._errors import (
     AGUIError,
     AlreadyDecided,
+    CheckFailed,
     ConnectError,
     ExpiredInterrupt,
     HTTPStatusError,
@@ -89,6 +90,7 @@ __all__ = [
     "AlreadyDecided",
     "Chat",
     "ChatResult",
+    "CheckFailed",
     "ConnectError",
     "Decision",
     "ExpiredInterrupt",

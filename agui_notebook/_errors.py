@@ -30,8 +30,10 @@
     │   ├── ExpiredInterrupt      a resolved answer to an expired interrupt (cancel is allowed)
     │   ├── InvalidDecision       the payload does not validate against the responseSchema
     │   ├── ThreadBusy            another run or resume is in flight on this thread
-    │   └── AlreadyDecided        another kernel (a shared store) claimed these interrupts first:
-    │                             who, where and when are on the error
+    │   ├── AlreadyDecided        another kernel (a shared store) claimed these interrupts first:
+    │   │                         who, where and when are on the error
+    │   └── CheckFailed           an approval of a call whose check failed (a chat's ``checks``),
+    │                             by a policy that does not say ``override_checks=True``
     └── StoreError                the thread store (a SQLite file, a PostgreSQL database) cannot
         │                         be used; also a store URL that cannot be read, a missing psycopg
         ├── StoreCorrupt          not a readable store (damaged, not SQLite, foreign tables)
@@ -55,6 +57,7 @@ from typing import Any
 __all__ = [
     "AGUIError",
     "AlreadyDecided",
+    "CheckFailed",
     "ConnectError",
     "ExpiredInterrupt",
     "HTTPStatusError",
@@ -319,6 +322,20 @@ class AlreadyDecided(ResumeRefused):
             if self.settled
             else "Wait for that kernel's resume; agent.thread(id) then shows its outcome."
         )
+
+
+class CheckFailed(ResumeRefused):
+    """A chat's check failed for the arguments an approval (or edit) would send, and nothing
+    says to send it anyway: nothing was sent. ``failed`` lists ``(tool, check, reason)``."""
+
+    hint = (
+        'Reject, edit the arguments, or let a person choose "Approve anyway" with a reason '
+        "(a policy may say override_checks=True)."
+    )
+
+    def __init__(self, message: str, failed: list[tuple[str, str, str]]) -> None:
+        self.failed = failed
+        super().__init__(message)
 
 
 class NobodyCanClick(AGUIError):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping
 from contextlib import aclosing
 from datetime import datetime, timezone
 from types import TracebackType
@@ -27,6 +27,7 @@ from ag_ui.core import ResumeEntry
 from pydantic import BaseModel
 
 from ._decisions.decision import Decision, Decisions, build_resume, check_decisions
+from ._decisions.evidence import Evidence
 from ._decisions.identity import Person
 from ._decisions.interrupts import PendingInterrupt
 from ._errors import (
@@ -340,6 +341,12 @@ class RunStream:
         self.decided_by: str | None = None
         #: The person who clicked, as the notebook host read them (None: the kernel's user).
         self.person: Person | None = None
+        #: What each decision was informed by, and what came of it, by interrupt id (a chat's
+        #: previews, checks and execution verdicts): the audit log keeps it with the decision.
+        self.evidence: dict[str, Evidence] = {}
+        #: Awaited once the run ended well, before it is committed: a chat judges the calls it
+        #: decided there, so the audit written at the commit has the verdict. Must not raise.
+        self.before_commit: Callable[[RunReducer], Awaitable[None]] | None = None
         self._claimed = False  # the journal claimed this resume's interrupts
 
     # -- results --------------------------------------------------------------------------
@@ -482,6 +489,8 @@ class RunStream:
             async with aclosing(events):
                 async for event in events:
                     yield event
+            if self.before_commit is not None:
+                await self.before_commit(reducer)
             self._result = thread._commit(self, reducer, record)
         except asyncio.CancelledError:
             aborted = RunAborted("the run was aborted by the client")

@@ -61,7 +61,11 @@ ENV_VAR = "AGUI_NOTEBOOK_POLICY"
 
 @runtime_checkable
 class Policy(Protocol):
-    """Decides interrupts without a person. ``name`` is shown on cards ("by policy: <name>")."""
+    """Decides interrupts without a person. ``name`` is shown on cards ("by policy: <name>").
+
+    A policy with ``override_checks = True`` has its approvals sent although a chat's check
+    failed (the audit says so); without it such an approval raises ``CheckFailed``.
+    """
 
     name: str
 
@@ -84,14 +88,16 @@ Step = Decision | SurfaceAction
 class _Constant:
     name: str
     decision: Decision
+    override_checks: bool = False
 
     def decide(self, interrupt: PendingInterrupt) -> Decision | None:
         return self.decision
 
 
-def approve_all() -> Policy:
-    """Approve every interrupt as proposed."""
-    return _Constant("approve-all", approve())
+def approve_all(*, override_checks: bool = False) -> Policy:
+    """Approve every interrupt as proposed (``override_checks``: also calls whose check
+    failed, see :class:`Policy`)."""
+    return _Constant("approve-all", approve(), override_checks)
 
 
 def reject_all(reason: str | None = None) -> Policy:
@@ -109,6 +115,7 @@ class _Scripted:
     decisions: list[Step]
     name: str = "scripted"
     used: int = 0
+    override_checks: bool = False
 
     def decide(self, interrupt: PendingInterrupt) -> Decision | None:
         if self.used >= len(self.decisions):
@@ -136,13 +143,16 @@ class _Scripted:
         return step
 
 
-def scripted(decisions: Iterable[Step], name: str = "scripted") -> Policy:
+def scripted(
+    decisions: Iterable[Step], name: str = "scripted", *, override_checks: bool = False
+) -> Policy:
     """Use ``decisions`` in order, one per interrupt; running out is an error, not a guess.
 
     Steps may also be surface actions (:func:`agui_notebook.act`): each answers the next A2UI
     surface with actions that the agent shows, in the same order as the run asks.
+    ``override_checks``: see :class:`Policy`.
     """
-    return _Scripted(list(decisions), name)
+    return _Scripted(list(decisions), name, override_checks=override_checks)
 
 
 @dataclass
@@ -169,6 +179,7 @@ class _Rules:
     default: Decision | None
     name: str = "rules"
     matched: list[int] = field(default_factory=list)
+    override_checks: bool = False
 
     def decide(self, interrupt: PendingInterrupt) -> Decision | None:
         for index, rule in enumerate(self.rules):
@@ -179,15 +190,18 @@ class _Rules:
 
 
 def rules(
-    *specs: Mapping[str, Any], default: Decision | None = None, name: str = "rules"
+    *specs: Mapping[str, Any],
+    default: Decision | None = None,
+    name: str = "rules",
+    override_checks: bool = False,
 ) -> Policy:
     """First matching rule decides; ``default`` (or a person) decides the rest.
 
     A rule is ``{"tool": glob, "args": {key: value}, "when": callable(args) -> bool,
     "decision": Decision | "approve" | "reject" | "cancel", "reason": str}``; every key but
-    ``decision`` is optional.
+    ``decision`` is optional. ``override_checks``: see :class:`Policy`.
     """
-    return _Rules([_rule(spec) for spec in specs], default, name)
+    return _Rules([_rule(spec) for spec in specs], default, name, override_checks=override_checks)
 
 
 def _rule(spec: Mapping[str, Any]) -> _Rule:

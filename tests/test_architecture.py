@@ -184,8 +184,8 @@ FACADES = {PACKAGE, "record", "__main__"}
 PURE_ROOMS = {"_protocol", "_frameworks", "_decisions", "_state"}
 PURE_MODULES = {
     "_errors", "_version", "policies", "_view.transcript", "_view.blocks",
-    "_view.transcript_genui", "_view.html", "_store.codec", "_store.pages", "_chat.rules",
-    "_run_result",
+    "_view.transcript_genui", "_view.html", "_view.preview", "_store.codec", "_store.pages",
+    "_chat.rules", "_run_result",
 }  # fmt: skip
 # The protocol's own shapes (ag_ui.core, extended to 1.1): no client behaviour, so the demo, which
 # stands for a remote agent, may speak them too.

@@ -24,6 +24,7 @@ PUBLIC = {
     "AgentCapabilities",
     "Chat",
     "ChatResult",
+    "CheckFailed",
     "ConnectError",
     "Decision",
     "ExpiredInterrupt",

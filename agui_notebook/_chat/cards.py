@@ -24,6 +24,7 @@ from .._decisions.quorum import Count, count_text, missing_text
 from .._state.items import ItemList, card_interrupt
 from .._thread import Thread
 from .._view.widget import ChatView, FrontDecision
+from .informed import Informed
 from .rules import ChatRules
 from .streamer import Streamer
 
@@ -63,6 +64,8 @@ class CardDeck:
         self.audit: list[dict[str, Any]] = []
         #: Records that belong to no card (surface actions): their audit key -> their view.
         self.audit_views: dict[str, ChatView] = {}
+        #: Previews, checks and verdicts on the cards (the chat gives it its functions).
+        self.informed = Informed(self)
 
     def asking(self) -> Card | None:
         """A card waiting for a person's click (or Retry), if any."""
@@ -81,7 +84,9 @@ class CardDeck:
                 "kind": "card",
                 "id": card.id,
                 "status": "pending",
-                "interrupts": [card_interrupt(i, None) for i in interrupts],
+                "interrupts": [
+                    {**card_interrupt(i, None), **self.informed.section(i)} for i in interrupts
+                ],
                 "decisions": None,
                 "decidedBy": None,
                 "approvals": None,
@@ -93,6 +98,7 @@ class CardDeck:
             }
         )
         self.streamer.push(view, view.state, force=True)
+        self.informed.start(card)  # previews and checks, drawn on the card as they come
         if any(i.response_schema for i in interrupts):
             # While the person reads the card, not after the click: the first validator costs
             # about a second (see prepare_validators).
@@ -282,6 +288,7 @@ class CardDeck:
                 # Some servers answer a denial with a result (pydantic-ai: "denied"): the
                 # decision still names what happened to the call.
                 card.items.mark_tool(interrupt.tool_call_id, status)
+        self.informed.finished(card)  # the execution verdicts, on the card and in the audit
         self.state(card, status="done", error=None)
 
     def set_outcome(self, card: Card, outcome: str) -> None:
@@ -348,6 +355,7 @@ class CardDeck:
             decided_by=decided_by.text,
             outcome=outcome,
             person=decided_by.person,
+            evidence=self.informed.evidence(card, decisions),
         )
         return True
 

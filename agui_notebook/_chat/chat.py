@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -64,11 +64,14 @@ from .._view.widget import (
     A2UIRetryMessage,
     ChatView,
     DecideMessage,
+    PreviewMessage,
     RetryMessage,
 )
 from ..policies import Policy, from_env
 from .cards import Card, CardDeck, subjects
 from .decider import Decider
+from .informed import Informed
+from .previews import Hook
 from .result import ChatResult, chat_result
 from .rules import ChatRules, TimeoutDefault
 from .streamer import Streamer
@@ -94,6 +97,9 @@ class Chat:
     approval is sent (a policy or an "always allow" rule counts as one; a Reject or Cancel by
     anyone decides at once); per tool, ``approvals={"transfer_*": 2}`` (tool-name globs; a card
     needs the most any of its tools needs, other tools 1).
+    ``previews``, ``checks`` and ``verify`` (by tool-name glob; also ``@chat.preview(glob)``,
+    ``@chat.check(glob)``, ``@chat.verify(glob)``) run in this kernel for each card: see
+    docs/previews.md. A failing check refuses an approval unless a person approves anyway.
     """
 
     def __init__(
@@ -106,6 +112,9 @@ class Chat:
         display: bool = True,
         host: Host | None = None,
         approvals: Approvals = 1,
+        previews: Mapping[str, Hook] | None = None,
+        checks: Mapping[str, Hook] | None = None,
+        verify: Mapping[str, Hook] | None = None,
     ) -> None:
         self.thread = thread
         self.rules = ChatRules(
@@ -115,6 +124,9 @@ class Chat:
         self.host: Host = host if host is not None else default_host()
         self.streamer = Streamer()
         self.deck = CardDeck(thread, self.rules, self.streamer)
+        informed = self.deck.informed = Informed(self.deck, previews, checks, verify)
+        self.preview, self.check = informed.previews.decorator, informed.checks.decorator
+        self.verify = informed.verifiers.decorator
         #: Actions on A2UI surfaces (clicks, policies, code), each sent once.
         self.surfaces = SurfaceActions(self.deck, self)
         self.decider = Decider(self.deck, self.host, self.surfaces)
@@ -128,7 +140,6 @@ class Chat:
         self._last: ChatResult | None = None  # the latest turn's final result
         self._restored: Card | None = None
         self._shown: set[int] = set()  # views on screen (ids), so none is shown twice
-        self._said_declared = False  # the capabilities notice, once per chat
         #: Views whose display is updated when the running cell ends (ids).
         self._display_due: set[int] = set()
         journal = thread.journal
@@ -202,7 +213,7 @@ class Chat:
             items: ItemList = view.item_list
             if isinstance(message, str):
                 items.add_user(message)
-            self._say_declared(items)
+            self.deck.informed.say_declared(items)  # what the server's capabilities mean
             start = len(self.deck.audit)
             self.surfaces.begin_turn(view)  # a surface click made during this turn continues in it
             try:
@@ -221,18 +232,6 @@ class Chat:
                 None  # an earlier turn in the background has ended: this one is latest
             )
             return final
-
-    def _say_declared(self, items: ItemList) -> None:
-        """Once per chat: what the server's capabilities (if the agent asked) mean here."""
-        if self._said_declared:
-            return
-        self._said_declared = True
-        declared = getattr(self.thread.agent, "declared_capabilities", None)
-        if declared is not None and declared.declines_human_in_the_loop:
-            items.add_notice(
-                "This server declares no human-in-the-loop support (humanInTheLoop.supported "
-                "is false): it may run tools without asking for approval."
-            )
 
     async def _background(self, view: ChatView, result: RunResult, start: int) -> ChatResult:
         with self._turn(view):
@@ -504,9 +503,12 @@ class Chat:
             start = len(self.deck.audit)
             you = DecidedBy.you()  # code decides, as the kernel's user
             self.deck.record_decisions(card, by_id, you)
+            await self.deck.informed.before_send(card, by_id, you, enforce=False)
             run = self.thread.stream(resume=decisions)
             run.decided_by = you.text
+            self.deck.informed.attach(card, run)
             result = await self.streamer.stream(view, run)
+            self.deck.informed.finished(card)
             self.deck.set_outcome(card, result.outcome)
             self.deck.state(card, status="done", error=None)
             while result.outcome == "interrupt":
@@ -521,12 +523,19 @@ class Chat:
     def _on_front_message(
         self,
         view: ChatView,
-        message: DecideMessage | RetryMessage | A2UIActionMessage | A2UIRetryMessage,
+        message: DecideMessage
+        | RetryMessage
+        | A2UIActionMessage
+        | A2UIRetryMessage
+        | PreviewMessage,
     ) -> None:
         """A click (any thread): handed to the loop the chat's turns run on, to the decider."""
         loop = self._loop
         if loop is None:
             view.ack(message.requestId, accepted=False, error="nothing is waiting for a decision")
+            return
+        if isinstance(message, PreviewMessage):  # edited arguments to preview and check
+            call_in_loop(loop, self.deck.informed.handle_preview, view, message)
             return
         # Read now, on the thread handling the comm message: its parent header is this click's.
         clicker = person_from_header(

@@ -93,9 +93,12 @@ class Decider:
             decisions, decided_by = decided
             run: RunStream | None = None
             try:
+                # What the decision was informed by; CheckFailed when a failed check refuses it.
+                await deck.informed.before_send(card, decisions, decided_by)
                 run = self.thread.stream(resume=decisions)
                 run.decided_by = decided_by.text  # the audit log says who
                 run.person = decided_by.person
+                deck.informed.attach(card, run)  # the execution verdict, before the commit
                 result = await self.streamer.stream(view, run)
             except AlreadyDecided as exc:
                 # Another kernel sharing the store claimed them: the card says who, and where.
@@ -182,6 +185,7 @@ class Decider:
         """Who decides ``card``: the rules, the policy, else a person (until the timeout). The
         decision is recorded when this returns; None: another resume answered the card's
         interrupts while it waited."""
+        self.deck.informed.start(card)  # a restored card's previews, once a loop runs
         by_rule = {
             i.id: approve()
             for i in card.interrupts
@@ -333,6 +337,10 @@ class Decider:
                 decisions = self._decisions_from(card, message.decisions)
             except ValueError as exc:
                 view.ack(message.requestId, accepted=False, error=str(exc))
+                return
+            refused = self.deck.informed.refusal(card, message.decisions)  # a failed check
+            if refused is not None:
+                view.ack(message.requestId, accepted=False, error=f"Not sent: {refused}.")
                 return
             person = clicker or kernel_person(current_user(), "the click came with no header")
             needed = self.rules.needed(card.interrupts)

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from .decided_by import DecidedBy
 from .decision import Decision
+from .evidence import EVIDENCE_FIELDS, Evidence
 from .identity import Person
 from .interrupts import PendingInterrupt
 
@@ -182,6 +183,13 @@ class AuditEntry:
     identity: str | None = None
     identity_note: str | None = None  # why a person's identity is "kernel", when it is
     display_name: str | None = None  # the person's display name, where one is known
+    # What the decision was informed by and what came of it (``evidence``): the preview's hash
+    # as shown, an edit's preview's, the checks, an override's reason, the execution verdict.
+    preview_sha256: str | None = None
+    edited_preview_sha256: str | None = None
+    checks: list[dict[str, Any]] | None = None
+    checks_override: str | None = None
+    execution: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -231,11 +239,13 @@ def decision_entries(
     outcome: str | None,
     person: Person | None = None,
     kernel_user: str | None = None,
+    evidence: Mapping[str, Evidence] | None = None,
 ) -> list[AuditEntry]:
     """One entry per interrupt answered; ``decided_by`` as a chat says it (None: a person).
 
     A person's entry names ``person`` (the clicker the host read) when given, else the
-    kernel's user with ``identity: "kernel"``."""
+    kernel's user with ``identity: "kernel"``. ``evidence`` (by interrupt id) fills the
+    evidence fields (``_decisions.evidence``)."""
     decider, name = decider_of(decided_by)
     kernel_user = kernel_user or current_user()
     identity: str = decider
@@ -273,9 +283,15 @@ def decision_entries(
                 identity=identity,
                 identity_note=note,
                 display_name=display,
+                **_evidence(evidence, interrupt.id),
             )
         )
     return entries
+
+
+def _evidence(evidence: Mapping[str, Evidence] | None, interrupt_id: str) -> dict[str, Any]:
+    found = evidence.get(interrupt_id) if evidence is not None else None
+    return found.fields() if found is not None else {}
 
 
 def chat_record(
@@ -311,6 +327,7 @@ def chat_record(
         "kernel_user": entry.kernel_user,
         "identity": entry.identity,
         "identity_note": entry.identity_note,
+        **{name: getattr(entry, name) for name in EVIDENCE_FIELDS},
     }
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -37,6 +38,7 @@ __all__ = [
     "click_header",
     "current_cell_id",
     "default_host",
+    "display_bundle",
     "display_names",
     "kernel_support",
     "parent_header",
@@ -270,6 +272,87 @@ def update_shown(widget: Any, display_id: str, support: KernelSupport | None = N
     from IPython.display import update_display
 
     update_display(widget, display_id=display_id)  # type: ignore[no-untyped-call]
+
+
+#: The ``_repr_*_`` methods read for a value's display data, by MIME type (IPython's names).
+_REPR_METHODS = {
+    "text/html": "_repr_html_",
+    "text/markdown": "_repr_markdown_",
+    "image/png": "_repr_png_",
+    "image/jpeg": "_repr_jpeg_",
+    "image/svg+xml": "_repr_svg_",
+    "application/json": "_repr_json_",
+}
+_PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def display_bundle(value: Any) -> dict[str, Any]:
+    """``value``'s display data (``{mime type: data}``) as IPython would show it, computed
+    without showing anything (safe in any thread): its ``_repr_mimebundle_`` and ``_repr_*_``
+    methods, the running shell's formatters registered for its type (a figure's PNG under
+    matplotlib's inline backend), a figure's ``savefig`` PNG otherwise, and its text form.
+    An exception from the value's own methods propagates: the caller says what failed."""
+    if isinstance(value, str):
+        return {"text/plain": value}
+    if isinstance(value, bytes | bytearray):
+        raw = bytes(value)
+        return {"image/png": raw} if raw.startswith(_PNG) else {"text/plain": repr(raw[:200])}
+    data: dict[str, Any] = {}
+    bundle = _own_method(value, "_repr_mimebundle_")
+    if bundle is not None:
+        found = bundle()
+        if isinstance(found, tuple):
+            found = found[0]
+        if isinstance(found, dict):
+            data.update({k: v for k, v in found.items() if isinstance(k, str) and v is not None})
+    for mime, name in _REPR_METHODS.items():
+        method = _own_method(value, name)
+        if mime in data or method is None:
+            continue
+        found = method()
+        if isinstance(found, tuple):
+            found = found[0]
+        if found is not None:
+            data[mime] = found
+    shell = _ipython_shell(sys.modules.get("IPython"))
+    formatters = getattr(getattr(shell, "display_formatter", None), "formatters", None) or {}
+    for mime in ("image/png", "image/jpeg"):
+        formatter = formatters.get(mime)
+        if mime in data or formatter is None:
+            continue
+        try:
+            printer = formatter.lookup(value)
+        except KeyError:
+            continue
+        found = printer(value)
+        if found is not None:
+            data[mime] = found
+    savefig = getattr(value, "savefig", None)
+    if "image/png" not in data and callable(savefig):
+        import io
+
+        buffer = io.BytesIO()
+        savefig(buffer, format="png", bbox_inches="tight")
+        data["image/png"] = buffer.getvalue()
+    if "text/plain" not in data:
+        from IPython.lib.pretty import pretty
+
+        data["text/plain"] = pretty(value)  # type: ignore[no-untyped-call]
+    return data
+
+
+def _own_method(value: Any, name: str) -> Any:
+    """A display method of ``value`` (not of its class object, and not an anything-goes
+    ``__getattr__``'s invention, as IPython checks)."""
+    if inspect.isclass(value):
+        return None
+    try:
+        method = getattr(value, name, None)
+        if getattr(value, "_ipython_canary_method_should_not_exist_", None) is not None:
+            return None  # answers any attribute: not a display method
+    except Exception:
+        return None
+    return method if callable(method) else None
 
 
 def enable_colab_widgets() -> bool:

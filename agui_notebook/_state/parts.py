@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["MAX_INLINE_IMAGE_BYTES", "display_parts", "parts_text"]
+__all__ = ["MAX_INLINE_IMAGE_BYTES", "display_parts", "image_problem", "parts_text"]
 
 #: Images larger than this are listed, not shown (they travel in widget state).
 MAX_INLINE_IMAGE_BYTES = 2 * 1024 * 1024
@@ -122,6 +122,11 @@ def _decoded(value: Any) -> bytes | None:
         return base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
         return None
+
+
+def image_problem(raw: bytes, mime: str | None) -> str | None:
+    """Why these bytes are not shown inline as ``mime`` (None: show them)."""
+    return _image_problem(raw, mime)
 
 
 def _image_problem(raw: bytes, mime: str | None) -> str | None:

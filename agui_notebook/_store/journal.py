@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._decisions.audit import AuditEntry, chat_record, decision_entries, format_head
 from .._decisions.decision import Decision
+from .._decisions.evidence import Evidence
 from .._decisions.identity import Person
 from .._decisions.interrupts import PendingInterrupt
 from .._errors import AlreadyDecided, StoreError, StoreUnavailable, StoreWarning
@@ -222,6 +223,7 @@ class Journal:
                     outcome=status,
                     scrubber=scrubber,
                     person=run.person,
+                    evidence=run.evidence,
                 )
             held = thread.committed
             row = encode_thread(
@@ -340,6 +342,7 @@ class Journal:
         decided_by: str | None,
         outcome: str,
         person: Person | None = None,
+        evidence: Mapping[str, Evidence] | None = None,
     ) -> None:
         """Append the decisions of a resume that did not commit (failed, or refused unsent)."""
         store = self._usable()
@@ -357,6 +360,7 @@ class Journal:
                 outcome=outcome,
                 scrubber=self._scrubber(),
                 person=person,
+                evidence=evidence,
             ),
         ]
         try:
@@ -377,6 +381,7 @@ class Journal:
         outcome: str,
         scrubber: Scrubber,
         person: Person | None = None,
+        evidence: Mapping[str, Evidence] | None = None,
     ) -> list[AuditEntry]:
         entries = decision_entries(
             interrupts,
@@ -388,6 +393,7 @@ class Journal:
             decided_by=decided_by,
             outcome=outcome,
             person=person,
+            evidence=evidence,
         )
         return [_scrub_entry(e, scrubber) for e in entries] if scrubber else entries
 

@@ -46,6 +46,9 @@ class Line:
     label: str = ""
     tone: Tone = ""
     depth: int = 0
+    #: An inline raster image drawn under the line by the HTML form, as ``(mime type, base64)``
+    #: checked by ``_view.preview`` (a preview's picture); the text form shows the text only.
+    image: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)

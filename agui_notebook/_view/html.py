@@ -3,7 +3,9 @@
 The same blocks as the text (``_view.transcript.document``), and inert by construction: every string
 from data goes through ``html.escape``, the tags come from :data:`TAGS`, the only attribute is
 ``class`` with values from :data:`CLASSES`, and the one ``<style>`` element holds our own
-:data:`STYLESHEET`. No script, no event handler, no URL and no style from data.
+:data:`STYLESHEET`. No script, no event handler, no URL and no style from data. The one exception
+is a preview's picture (:attr:`Line.image`): an ``<img>`` whose ``src`` is a ``data:`` URL of an
+allow-listed raster type and strict base64 (checked again here), so nothing is fetched.
 
 It reads without its stylesheet too, since code hosts and JupyterLab (for an untrusted
 notebook, which is how a saved notebook opens) drop ``<style>``: labels are bold words, the lines
@@ -24,11 +26,12 @@ from .transcript import document
 __all__ = ["CLASSES", "STYLESHEET", "STYLE_ELEMENT_TEXT", "TAGS", "transcript_html"]
 
 #: Every tag the HTML form uses.
-TAGS = frozenset({"style", "div", "span", "strong", "ul", "li", "br", "details", "summary"})
+TAGS = frozenset({"style", "div", "span", "strong", "ul", "li", "br", "details", "summary", "img"})
 _TONES = ("ok", "bad", "warn", "muted")
 #: Every class the HTML form uses (fixed: never taken from data).
 CLASSES = frozenset(
     {"agui-static", "agui-s-item", "agui-s-head", "agui-s-line", "agui-s-label", "agui-s-body"}
+    | {"agui-s-image"}
     | {f"agui-s-{kind}" for kind in BLOCK_KINDS}
     | {f"agui-s-{tone}" for tone in _TONES}
 )
@@ -91,6 +94,7 @@ body[data-jp-theme-light="false"] .agui-static, body.vscode-dark .agui-static {
 .agui-static .agui-s-item ul.agui-s-body { padding-left: 0; }
 .agui-static summary > .agui-s-head { display: inline; }
 .agui-static .agui-s-label { font-weight: 600; }
+.agui-static .agui-s-image { max-width: 100%; height: auto; }
 .agui-static .agui-s-body .agui-s-label, .agui-static .agui-s-status .agui-s-label {
   font-weight: normal; color: var(--as-muted);
 }
@@ -132,10 +136,27 @@ def _classes(*names: str) -> str:
 
 
 def _content(line: Line) -> str:
-    """A line's label (bold, with its colon) and text, escaped."""
+    """A line's label (bold, with its colon) and text, escaped; its picture, if any."""
     label = f'<strong class="agui-s-label">{_esc(line.label)}:</strong>' if line.label else ""
     gap = " " if line.label and line.text else ""
-    return f"{label}{gap}{_esc(line.text)}"
+    return f"{label}{gap}{_esc(line.text)}{_image(line)}"
+
+
+#: The picture types an ``<img>`` may have, and strict base64 (no URL can hide in it).
+IMAGE_SRC = re.compile(
+    r"data:image/(?:png|jpeg|gif|webp);base64,(?:[A-Za-z0-9+/]{4})*"
+    r"(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
+)
+
+
+def _image(line: Line) -> str:
+    if line.image is None:
+        return ""
+    src = f"data:{line.image[0]};base64,{line.image[1]}"
+    if not IMAGE_SRC.fullmatch(src):
+        return ""  # not a checked inline raster: the text stands alone
+    alt = _esc(line.label or "image")
+    return f'<br><img class="{_classes("agui-s-image")}" alt="{alt}" src="{src}"/>'
 
 
 def _tone(line: Line) -> list[str]:

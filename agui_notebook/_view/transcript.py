@@ -30,6 +30,7 @@ from .blocks import (
     json_text,
     value_lines,
 )
+from .preview import informed_lines, verdict_lines
 from .transcript_genui import a2ui_block, activity_block
 
 __all__ = [
@@ -193,11 +194,13 @@ def _section(interrupt: Any, card: dict[str, Any]) -> list[Line]:
         else:
             lines.append(Line(label="Arguments"))
             lines.extend(value_lines(args, 1))
+    lines.extend(informed_lines(it))  # the preview and checks computed in the notebook
     status = as_text(card.get("status")) or "pending"
     if status == "pending" and it.get("expiresAt"):
         lines.append(Line("this question expires; then only Cancel is possible", tone="warn"))
     if status in ("done", "failed"):
         lines.extend(_decision(it.get("id"), card))
+        lines.extend(verdict_lines(it))  # whether what ran is what was decided
     return lines
 
 

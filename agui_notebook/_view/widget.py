@@ -38,6 +38,7 @@ __all__ = [
     "FrontDecision",
     "FrontMessage",
     "ItemPage",
+    "PreviewMessage",
     "RetryMessage",
     "parse_front_message",
 ]
@@ -52,6 +53,8 @@ class FrontDecision(_Msg):
     reason: str | None = None
     args: dict[str, Any] | None = None
     payload: Any = None
+    #: "Approve anyway": why an approval (or edit) goes out although a check failed.
+    override: str | None = Field(default=None, max_length=2000)
 
 
 class DecideMessage(_Msg):
@@ -66,6 +69,16 @@ class RetryMessage(_Msg):
     type: Literal["retry"]
     requestId: str = Field(min_length=1, max_length=200)
     card: str
+
+
+class PreviewMessage(_Msg):
+    """A person is editing a call's arguments: preview and check these (valid) ones."""
+
+    type: Literal["preview"]
+    requestId: str = Field(min_length=1, max_length=200)
+    card: str
+    interrupt: str
+    args: dict[str, Any]
 
 
 class UserAction(_Msg):
@@ -93,18 +106,14 @@ class A2UIRetryMessage(_Msg):
     seq: int = Field(ge=0)
 
 
-FrontMessage = Annotated[
-    DecideMessage | RetryMessage | A2UIActionMessage | A2UIRetryMessage,
-    Field(discriminator="type"),
-]
-_FRONT: TypeAdapter[DecideMessage | RetryMessage | A2UIActionMessage | A2UIRetryMessage] = (
-    TypeAdapter(FrontMessage)
+AnyFrontMessage = (
+    DecideMessage | RetryMessage | A2UIActionMessage | A2UIRetryMessage | PreviewMessage
 )
+FrontMessage = Annotated[AnyFrontMessage, Field(discriminator="type")]
+_FRONT: TypeAdapter[AnyFrontMessage] = TypeAdapter(FrontMessage)
 
 
-def parse_front_message(
-    content: Any,
-) -> DecideMessage | RetryMessage | A2UIActionMessage | A2UIRetryMessage:
+def parse_front_message(content: Any) -> AnyFrontMessage:
     """Validate a message from the front end; raises ``ValueError`` with a readable reason."""
     try:
         return _FRONT.validate_python(content)

@@ -189,6 +189,12 @@ def test_the_chat_view_keeps_the_old_record_shape_and_adds_who() -> None:
         "kernel_user",
         "identity",
         "identity_note",
+        # what the decision was informed by, and what came of it (issue 43)
+        "preview_sha256",
+        "edited_preview_sha256",
+        "checks",
+        "checks_override",
+        "execution",
     ]
     assert record["decidedBy"] == "policy: reject-all"
     assert (record["decided_by"], record["identity"]) == ("reject-all", "policy")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-from agui_notebook._view.html import CLASSES, STYLE_ELEMENT_TEXT, TAGS
+from agui_notebook._view.html import CLASSES, IMAGE_SRC, STYLE_ELEMENT_TEXT, TAGS
 
 
 class _Inspector(HTMLParser):
@@ -52,8 +52,12 @@ def assert_inert(fragment: str) -> _Inspector:
     the fixed list, one stylesheet and it is ours."""
     found = inspect(fragment)
     assert set(found.tags) <= TAGS, set(found.tags) - TAGS
-    assert {name for name, _ in found.attrs} <= {"class"}, found.attrs
-    classes = {c for _, value in found.attrs for c in (value or "").split()}
+    # A preview's picture: an <img> with alt text and a checked inline raster data: URL.
+    pictures = [(n, v) for n, v in found.attrs if n in ("src", "alt")]
+    assert all(IMAGE_SRC.fullmatch(v or "") for n, v in pictures if n == "src"), pictures
+    assert found.tags.count("img") == sum(n == "src" for n, _ in pictures)
+    assert {name for name, _ in found.attrs} <= {"class", "src", "alt"}, found.attrs
+    classes = {c for name, value in found.attrs if name == "class" for c in (value or "").split()}
     assert classes <= CLASSES, classes - CLASSES
     assert found.tags.count("style") == 1 and found.styles == [STYLE_ELEMENT_TEXT]
     assert found.misnested == [] and found.open == [], (found.misnested, found.open)
