@@ -43,3 +43,10 @@ def test_langgraph_restarts_a_reopened_calls_arguments() -> None:
     # Nothing held, or a text that does not continue the held one: the spec's reading.
     assert registry.restreamed_arguments("", edited) == edited
     assert registry.restreamed_arguments(held, edited) == edited
+
+
+def test_the_demo_reports_a_refused_call_with_a_result_that_says_so() -> None:
+    assert registry.result_outcome(Report('{"ok": false, "status": "rejected"}')) == "denied"
+    assert registry.result_outcome(Report('{"ok": false, "status": "cancelled"}')) == "denied"
+    assert registry.result_outcome(Report('{"ok": true, "status": "rejected"}')) is None
+    assert registry.result_outcome(Report('{"ok": false, "status": "failed"}')) is None
