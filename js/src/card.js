@@ -5,10 +5,11 @@
  * retry message per click, acks matched by requestId, and the card's timeout line.
  */
 import { button, h, newRequestId } from "./dom.js";
+import { sectionKey } from "./informed.js";
 import { itemShell } from "./items.js";
 import { buildSection } from "./section.js";
 import { fmtClock, fmtRemaining, parseTime } from "./ticker.js";
-import { asText, hasOwn, isObj, safeJson, setOwn } from "./util.js";
+import { asText, hasOwn, isObj, setOwn } from "./util.js";
 
 /** @typedef {import("./section.js").CardCtx} CardCtx */
 /** @typedef {import("./types.js").Decision} Decision */
@@ -109,6 +110,7 @@ export function cardEntry(item, env) {
       }
       if (d.action === "edit") out.args = d.args;
       if (d.action === "answer") out.payload = d.payload;
+      if (d.override) out.override = d.override; // "Approve anyway": why, despite a failed check
       setOwn(decisions, s.id, out);
       if (
         s.toolName &&
@@ -130,6 +132,11 @@ export function cardEntry(item, env) {
   const ctx = {
     isMulti,
     refresh: () => refresh(),
+    preview(s, args) {
+      // A person's edit, to preview and check in the notebook (its ack needs no answer here).
+      if (!isPending()) return;
+      env.send({ type: "preview", requestId: newRequestId(), card: asText(card?.id), interrupt: s.id, args }, api);
+    },
     choose(s, d) {
       if (!canAct(s, d.action)) return;
       if (!isMulti()) {
@@ -184,6 +191,7 @@ export function cardEntry(item, env) {
       s.wasExpired = s.expired();
       const locked = !pending || s.wasExpired;
       for (const c of s.lockables) c.disabled = locked;
+      s.afterLock(locked);
       s.cancelButton.disabled = !pending;
       s.showChoice(drafts.get(s.id), multi && (status === "pending" || localSending));
       const decided = status === "done" || status === "failed";
@@ -259,9 +267,10 @@ export function cardEntry(item, env) {
       let id = asText(it?.id);
       while (seen.has(id)) id += "\u0000";
       seen.add(id);
-      const key = safeJson(it);
+      const key = sectionKey(it); // its preview, checks and verdict are redrawn in place
       const existing = sections.get(id);
       if (existing && existing.key === key) {
+        existing.section.update(it);
         next.push(existing.section);
         continue;
       }

@@ -13,9 +13,10 @@ import { isObj } from "./util.js";
 
 /**
  * A validated form: generated from `schema` when there is one, else a JSON text box.
+ * `onValid` hears each valid value as the person types (a live preview of an edit).
  * @param {{schema: unknown, initial: unknown, original?: unknown, showDiff: boolean,
  *          mustBeObject: boolean, submitLabel: string, submitAction: string, subject: string,
- *          jsonLabel: string, cls: string}} opts
+ *          jsonLabel: string, cls: string, onValid?: (value: unknown) => void}} opts
  * @param {(value: unknown) => void} onSubmit
  */
 export function buildEditor(opts, onSubmit) {
@@ -74,7 +75,8 @@ export function buildEditor(opts, onSubmit) {
   };
   const onInput = () => {
     showProblems = true;
-    check();
+    const { value, problems } = check();
+    if (problems.length === 0 && opts.onValid) opts.onValid(value);
   };
   node.addEventListener("input", onInput);
   node.addEventListener("change", onInput);

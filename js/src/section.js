@@ -6,6 +6,7 @@
  */
 import { button, h, nextId } from "./dom.js";
 import { buildEditor } from "./editor.js";
+import { buildInformed } from "./informed.js";
 import { fmtRemaining, parseTime } from "./ticker.js";
 import { longText, renderTree } from "./tree.js";
 import { asText, isObj } from "./util.js";
@@ -63,6 +64,8 @@ export const DECISION_VERB = /** @type {Record<string, string>} */ ({
  *   showChoice(d: Decision | undefined, multi: boolean): void,
  *   showRecorded(d: any, decidedBy: string | null, visible: boolean): void,
  *   updateClock(now: number, live: boolean): void,
+ *   update(it: any): void,
+ *   afterLock(locked: boolean): void,
  * }} Section
  */
 
@@ -71,6 +74,7 @@ export const DECISION_VERB = /** @type {Record<string, string>} */ ({
  *   isMulti(): boolean,
  *   choose(section: Section, d: Decision): void,
  *   refresh(): void,
+ *   preview(section: Section, args: unknown): void,
  * }} CardCtx
  */
 
@@ -103,12 +107,19 @@ export function buildSection(it, ctx) {
   const message = asText(it?.message);
   if (message) node.append(h("div", { cls: "agui-message agui-pre" }, [longText(message, tree, "message")]));
   const hasArgs = it?.args !== null && it?.args !== undefined;
+  // The preview and checks computed in the notebook, and the verdict after the decision.
+  const informed = buildInformed(it, {
+    approveAnyway: (reason) => ctx.choose(section, { action: "approve", override: reason }),
+    requestPreview: (args) => ctx.preview(section, args),
+  });
   if (mode === "tool") {
     node.append(
       h("div", { cls: "agui-args" }, [
         h("div", { cls: "agui-label", text: "Arguments" }),
         hasArgs ? renderTree(it.args, tree) : h("span", { cls: "agui-hint", text: "(no arguments)" }),
       ]),
+      informed.previewSlot,
+      informed.checksNode,
     );
   } else {
     // A form or a free answer about something (a CrewAI step's output, a call's arguments): show it.
@@ -174,7 +185,7 @@ export function buildSection(it, ctx) {
     reject.addEventListener("click", () => ctx.choose(section, { action: "reject" }));
     actionButtons.set("approve", approve);
     actionButtons.set("reject", reject);
-    lockables.push(approve, reject);
+    lockables.push(approve, reject, ...informed.lockables);
     buttons.append(approve, reject);
     /** @type {HTMLElement | null} */
     let editorSlot = null;
@@ -203,8 +214,9 @@ export function buildSection(it, ctx) {
               subject,
               jsonLabel: "Arguments (JSON)",
               cls: "agui-edit",
+              onValid: (value) => informed.edited(value),
             },
-            (value) => ctx.choose(section, { action: "edit", args: value }),
+            (value) => ctx.choose(section, { action: "edit", args: value, override: informed.override() }),
           );
           lockables.push(...editor.lockables);
           slot.append(
@@ -283,7 +295,7 @@ export function buildSection(it, ctx) {
   choice.hidden = true;
   const recorded = h("div", { cls: "agui-decision" });
   recorded.hidden = true;
-  node.append(choice, recorded);
+  node.append(choice, recorded, informed.verdictSlot);
 
   /** @type {Section} */
   const section = {
@@ -341,6 +353,14 @@ export function buildSection(it, ctx) {
         );
       if (d.payload !== null && d.payload !== undefined)
         recorded.append(h("div", {}, [h("div", { cls: "agui-label", text: "Answer" }), renderTree(d.payload, st)]));
+    },
+    update(item) {
+      informed.update(item);
+    },
+    afterLock(locked) {
+      // A running or failed check holds Approve back ("Approve anyway" asks for a reason).
+      const approve = actionButtons.get("approve");
+      if (approve && !locked) approve.disabled = informed.holdsApprove();
     },
     updateClock(now, live) {
       if (expiresAt === null) return;

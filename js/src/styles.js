@@ -215,6 +215,18 @@ export const CSS = `
 .agui-chat .agui-a2-modal-content { border: 1px solid var(--agui-border1); border-radius: 4px; padding: 6px 8px; margin-top: 4px; }
 .agui-chat .agui-a2ui-action[data-status=failed], .agui-chat .agui-a2ui-action.agui-error { color: var(--agui-error); }
 .agui-chat .agui-a2ui-problems { margin: 2px 0; padding-left: 1.2em; }
+.agui-chat .agui-preview { margin: 6px 0; padding-left: 8px; border-left: 3px solid var(--agui-brand); }
+.agui-chat .agui-preview-frame { display: block; width: 100%; height: 96px; border: 1px solid var(--agui-border); border-radius: 3px; background: #fff; }
+.agui-chat .agui-preview-img { display: block; max-width: 100%; max-height: 480px; height: auto; }
+.agui-chat .agui-preview-text { margin: 2px 0; font-family: var(--agui-code); white-space: pre; overflow: auto; max-height: 320px; }
+.agui-chat .agui-preview-note, .agui-chat .agui-verdict-warning { color: var(--agui-warn); }
+.agui-chat .agui-check-list { list-style: none; margin: 4px 0; padding: 0; }
+.agui-chat .agui-check-mark { display: inline-block; width: 1.2em; }
+.agui-chat .agui-check[data-passed=true] .agui-check-mark, .agui-chat .agui-verdict { color: var(--agui-success); }
+.agui-chat .agui-check[data-passed=false], .agui-chat .agui-checks[data-passed=false] .agui-checks-summary { color: var(--agui-error); }
+.agui-chat .agui-checks-summary { color: var(--agui-muted); }
+.agui-chat .agui-verdict { margin-top: 4px; }
+.agui-chat .agui-verdict-warning { font-weight: 600; }
 @media (forced-colors: active) {
   .agui-chat { --agui-error: CanvasText; --agui-success: CanvasText; --agui-warn: CanvasText; --agui-muted: CanvasText; --agui-border: CanvasText; --agui-border1: CanvasText; }
   .agui-chat .agui-btn, .agui-chat .agui-btn.agui-primary, .agui-chat .agui-btn.agui-danger { color: ButtonText; background: ButtonFace; border: 1px solid ButtonText; }

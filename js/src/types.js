@@ -13,7 +13,7 @@
  * }} Model
  */
 /** @typedef {"approve" | "reject" | "edit" | "cancel" | "answer"} Action */
-/** @typedef {{action: Action, reason?: string, args?: unknown, payload?: unknown}} Decision */
+/** @typedef {{action: Action, reason?: string, args?: unknown, payload?: unknown, override?: string}} Decision */
 /** @typedef {{path: string, message: string}} Problem */
 /** @typedef {{expanded: Set<string>}} TreeState */
 /** @typedef {{node: HTMLElement, kind: string, update(item: any): void, destroy(): void}} Entry */

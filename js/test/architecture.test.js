@@ -22,7 +22,11 @@ const RANK = {
   audit: 2,
   "a2ui-components": 2,
   parts: 2,
+  preview: 2,
+  checks: 2,
+  verdict: 2,
   editor: 3,
+  informed: 3,
   items: 3,
   activity: 4,
   surface: 4,
@@ -76,6 +80,16 @@ describe("the rooms of the front end", () => {
   it("set an image source in two rooms only, each behind its inline-image check", () => {
     const setters = rooms.filter((r) => /\.src\s*=|setAttribute\(\s*["']src/.test(r.text)).map((r) => r.name);
     expect(setters.sort()).toEqual(["a2ui-components", "image"]);
+  });
+
+  it("frame HTML in one room only: sandboxed without scripts, behind a CSP that loads nothing", () => {
+    const framers = rooms.filter((r) => /srcdoc/.test(r.text)).map((r) => r.name);
+    expect(framers).toEqual(["preview"]);
+    const preview = rooms.find((r) => r.name === "preview")?.text ?? "";
+    // Its sandbox has one token: no scripts, forms, popups or navigation of the page.
+    const tokens = new Set([...preview.matchAll(/sandbox\W+"([^"]*)"/g)].map((m) => m[1]));
+    expect(tokens).toEqual(new Set(["allow-same-origin"]));
+    expect(preview).toContain("default-src 'none'; style-src 'unsafe-inline'; img-src data:");
   });
 
   it("never turn data into markup", () => {
