@@ -152,9 +152,10 @@ class Agent:
         return agent
 
     async def capabilities(self) -> AgentCapabilities | None:
-        """The server's AG-UI capabilities document (``GET {url}/capabilities``; for a ws://
-        agent, its http(s):// twin), or None when it serves none (404) or the transport cannot
-        ask. Fields the client does not know are kept, with a warning; a document that is not
+        """The server's AG-UI capabilities document (``GET {url}/capabilities``, else a GET on
+        the run URL itself, where some servers answer it; for a ws:// agent, its http(s)://
+        twin), or None when it serves none (404) or the transport cannot ask. A chat's cards
+        hide what it declares unsupported (``approveWithEdits: false``: no Edit), and say why. Fields the client does not know are kept, with a warning; a document that is not
         JSON is a :class:`ProtocolError`. ``.describe()`` lists what it declares; a chat made
         afterwards says at once when the server declares no human-in-the-loop support."""
         fetch = getattr(self._transport, "capabilities", None)

@@ -10,6 +10,7 @@ credentials join :attr:`HTTPTransport.scrubber`, which cleans what the server se
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -150,10 +151,17 @@ class HTTPTransport:
             await response.aclose()
 
     async def capabilities(self) -> str | None:
-        """``GET {url}/capabilities``: the document's text, scrubbed; None when the server has
-        none (404, 405). Other failures raise as a run's request would."""
+        """``GET {url}/capabilities``, else a GET on the run URL itself (some servers answer the
+        document there): the document's text, scrubbed; None when the server has none (404,
+        405; at the run URL also anything that is not a JSON object). Other failures at
+        ``{url}/capabilities`` raise as a run's request would."""
+        text = await self._document(capabilities_url(self.url), fallback=False)
+        if text is None:
+            text = await self._document(self.url, fallback=True)
+        return text
+
+    async def _document(self, url: str, *, fallback: bool) -> str | None:
         client = self._client_for_loop()
-        url = capabilities_url(self.url)
         where = safe_url(url)
         headers = {**self._headers, "Accept": "application/json", "Cache-Control": "no-store"}
         request = client.build_request("GET", url, headers=headers)
@@ -162,7 +170,9 @@ class HTTPTransport:
         response = await self._send(client, request, where, None)
         try:
             scrubber = self._learn(request, None)
-            if response.status_code in NO_DOCUMENT:
+            if response.status_code in NO_DOCUMENT or (
+                fallback and not 200 <= response.status_code < 300
+            ):
                 return None
             if not 200 <= response.status_code < 300:
                 body = scrubber.text(await _read_some(response))
@@ -173,6 +183,8 @@ class HTTPTransport:
                 async for chunk in response.aiter_bytes():
                     size += len(chunk)
                     if size > MAX_CAPABILITIES_BYTES:
+                        if fallback:
+                            return None
                         raise ProtocolError(
                             f"the capabilities document from {where} is over "
                             f"{MAX_CAPABILITIES_BYTES} bytes"
@@ -181,6 +193,8 @@ class HTTPTransport:
             except httpx.HTTPError as exc:
                 raise ConnectionDropped(_reason(exc, scrubber)) from None
             text = b"".join(chunks).decode("utf-8", errors="replace")
+            if fallback and not _json_object(text):
+                return None  # the run URL's own answer to a GET (a page, an error): no document
             return scrubber.text(text)
         finally:
             await response.aclose()
@@ -306,3 +320,10 @@ async def _body(response: httpx.Response, where: str) -> AsyncIterator[bytes]:
 def _reason(exc: BaseException, scrubber: Scrubber = EMPTY) -> str:
     text = scrubber.text(str(exc) or type(exc).__name__)
     return text if len(text) < 300 else text[:300] + "..."
+
+
+def _json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False

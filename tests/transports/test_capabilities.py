@@ -163,3 +163,52 @@ async def test_a_chat_says_at_once_when_the_server_declines_human_in_the_loop() 
         if i["kind"] == "notice" and "human-in-the-loop" in i["text"]
     ]
     assert len(notices) == 1  # said once, at the first message
+
+
+async def test_a_server_that_answers_on_the_run_url_itself_is_asked_there_too() -> None:
+    """Some servers serve the document on a GET to the run URL: tried when
+    ``{url}/capabilities`` has none."""
+    app = create_app(text_delay=0)
+    document = json.dumps({"humanInTheLoop": {"supported": True, "approveWithEdits": False}})
+    asked: list[str] = []
+
+    async def answer(scope: dict, receive: Callable, send: Callable) -> None:  # type: ignore[type-arg]
+        if scope["type"] == "http" and scope["method"] == "GET":
+            asked.append(scope["path"])
+            found = scope["path"] == "/agent"
+            body = document.encode() if found else b"not here"
+            start = {"type": "http.response.start", "status": 200 if found else 404, "headers": []}
+            await send(start)
+            await send({"type": "http.response.body", "body": body})
+            return
+        await app(scope, receive, send)
+
+    url, stop = start_in_thread(app=answer)  # type: ignore[arg-type]  # any ASGI app serves
+    try:
+        agent = Agent(url + "agent", store=None)
+        found = await agent.capabilities()
+        await agent.aclose()
+    finally:
+        stop()
+    assert asked == ["/agent/capabilities", "/agent"]
+    assert found is not None and found.human_in_the_loop is not None
+    assert found.human_in_the_loop.approve_with_edits is False
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        httpx.Response(200, content=b"<html>an agent lives here</html>"),
+        httpx.Response(500, text="no GET here"),
+        httpx.Response(200, content=b"[1]"),
+    ],
+    ids=["a-page", "an-error", "not-an-object"],
+)
+async def test_what_the_run_url_answers_that_is_no_document_is_none(answer: httpx.Response) -> None:
+    def respond(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(404) if request.url.path.endswith("/capabilities") else answer
+
+    agent = mock(respond)
+    assert await agent.capabilities() is None
+    paths = [r.url.path for r in agent.seen]  # type: ignore[attr-defined]
+    assert paths == ["/agents/bank/capabilities", "/agents/bank"]
