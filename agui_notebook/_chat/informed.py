@@ -336,7 +336,7 @@ class Informed:
                 continue
             look = found.proposed
             if decision.kind == "edit" and decision.arguments is not None:
-                look = self._edited_look(card, found, dict(decision.arguments))
+                look = self._edited_look(card, found, _decided(found.interrupt, decision))
                 if found.shown is not look:  # the card shows what is sent
                     found.shown = look
                     self._draw(card, found, look)
@@ -355,6 +355,8 @@ class Informed:
         self.deck.sync_audit(card.view)
         if failed and enforce:
             text = "; ".join(f"{tool}: check {name} failed: {why}" for tool, name, why in failed)
+            if not decided_by.is_person:
+                card.view.status = "error"  # the turn ends here (a person's card asks again)
             raise CheckFailed(f"{text}; nothing was sent", failed)
 
     def evidence(self, card: Shown, decisions: Mapping[str, Decision]) -> dict[str, Evidence]:
@@ -367,7 +369,7 @@ class Informed:
                 continue
             look = found.proposed
             if decision.kind == "edit" and decision.arguments is not None:
-                look = found.edited.get(_hash(dict(decision.arguments)), look)
+                look = found.edited.get(_hash(_decided(found.interrupt, decision)), look)
             out[interrupt_id] = Evidence(
                 preview_sha256=_sha(found.proposed.preview),
                 edited_preview_sha256=_sha(look.preview) if look is not found.proposed else None,
@@ -421,7 +423,7 @@ class Informed:
                 tool=interrupt.tool_name,
                 decision=decision.kind,
                 proposed=interrupt.arguments,
-                edited=dict(decision.arguments) if decision.arguments else None,
+                edited=_decided(interrupt, decision) if decision.arguments else None,
                 held_text=item.held_text,
                 seen=seen,
             )
@@ -429,7 +431,7 @@ class Informed:
                 continue
             verifier = self.verifiers.first(interrupt.tool_name)
             if execution.verdict == "executed" and verifier is not None and call is not None:
-                approved = dict(decision.arguments) if decision.arguments else interrupt.arguments
+                approved = _decided(interrupt, decision)
                 context = HookContext(
                     _copy(reducer.state), interrupt, call, decision.kind == "edit"
                 )
@@ -504,6 +506,16 @@ def _failed_text(found: Found, look: Look) -> str:
     return "; ".join(
         f"{_name(found)}: check {c['name']} failed: {c['text']}" for c in look.failed()
     )
+
+
+def _decided(interrupt: PendingInterrupt, decision: Decision) -> Any:
+    """The arguments a decision sends: an edit's changes over the proposed ones (as the resume
+    fills them in), else the proposed ones."""
+    proposed = interrupt.arguments
+    if decision.arguments is None:
+        return proposed
+    base = proposed if isinstance(proposed, dict) else {}
+    return {**base, **dict(decision.arguments)}
 
 
 def _name(found: Found) -> str:

@@ -65,6 +65,7 @@ def test_the_tutorials_are_found_in_order() -> None:
         "06_durable_threads.ipynb",
         "07_generative_ui.ipynb",
         "08_langgraph.ipynb",
+        "10_decide_with_your_data.ipynb",
     ]
 
 

@@ -245,6 +245,22 @@ SHOWN = {
             "Done: Transferred 100.00 USD from checking to savings",
         ],
     ],
+    "10_decide_with_your_data": [
+        [
+            "Preview (computed in this notebook):",
+            "0 1234567890 Checking -500.0 -3000.0",
+            "Check no_overdraft: overdraft: 3,000.00 from a balance of 2,500.00",
+            "Not sent: transfer_money: check no_overdraft failed",
+        ],
+        [
+            "Preview of the edited arguments (computed in this notebook):",
+            "Check no_overdraft: passed",
+            "Decision: approved with edited arguments by policy: scripted",
+            "Execution: Executed: the agent reported a result for transfer_money",
+        ],
+        ["Execution: Verified by new_balance_as_previewed"],
+        ["The preview broken raised ValueError: the ledger is closed today. Decide without it."],
+    ],
 }
 
 
