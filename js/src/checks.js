@@ -59,6 +59,9 @@ export function buildChecks(approveAnyway) {
   });
   /** @type {"ok" | "running" | "failed"} */
   let state = "ok";
+  // Approve sends the proposed arguments: their checks hold it back, whatever an edit's say.
+  /** @type {"ok" | "running" | "failed"} */
+  let proposed = "ok";
 
   return {
     node,
@@ -66,6 +69,7 @@ export function buildChecks(approveAnyway) {
     /** @param {unknown} checks */
     show(checks) {
       state = checksState(checks);
+      if (!isObj(checks) || checks.of !== "edited") proposed = state;
       node.hidden = !isObj(checks);
       if (!isObj(checks)) return;
       node.dataset.passed = state === "failed" ? "false" : state === "running" ? "running" : "true";
@@ -85,14 +89,14 @@ export function buildChecks(approveAnyway) {
       }
       summary.textContent = state === "running" ? "Checking… Approve waits for the checks." : asText(checks.text) || "";
       summary.hidden = !summary.textContent;
-      override.hidden = state !== "failed";
+      override.hidden = state !== "failed" && proposed !== "failed";
     },
     /** The reason typed for sending anyway (undefined: none, or no check failed). */
     override() {
       const why = reason.value.trim();
-      return state === "failed" && why ? why : undefined;
+      return (state === "failed" || proposed === "failed") && why ? why : undefined;
     },
-    /** @returns {"ok" | "running" | "failed"} */
-    state: () => state,
+    /** What the checks of the proposed arguments allow Approve now. @returns {"ok" | "running" | "failed"} */
+    proposed: () => proposed,
   };
 }

@@ -68,8 +68,8 @@ export function buildInformed(it, actions) {
     verdictSlot,
     lockables: checks.lockables,
     update,
-    /** Whether the checks hold Approve back now (running, or one failed). */
-    holdsApprove: () => checks.state() !== "ok",
+    /** Whether the proposed arguments' checks hold Approve back now (running, or one failed). */
+    holdsApprove: () => checks.proposed() !== "ok",
     override: () => checks.override(),
     /**
      * A valid edit: ask for its preview and checks once the person pauses.

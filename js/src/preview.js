@@ -51,10 +51,14 @@ export function previewFrame(html, title) {
   return frame;
 }
 
-/** @param {HTMLIFrameElement} frame */
+/**
+ * Size the frame to its document's content (not to the frame: the root's box, not its scroll
+ * area, which is never smaller than the frame).
+ * @param {HTMLIFrameElement} frame
+ */
 export function fitFrame(frame) {
-  const doc = frame.contentDocument;
-  const height = doc?.documentElement ? doc.documentElement.scrollHeight : 0;
+  const root = frame.contentDocument?.documentElement;
+  const height = root ? Math.ceil(root.getBoundingClientRect().height) : 0;
   if (height > 0) frame.style.height = `${Math.min(height + 2, MAX_FRAME_HEIGHT)}px`;
 }
 

@@ -216,7 +216,7 @@ export const CSS = `
 .agui-chat .agui-a2ui-action[data-status=failed], .agui-chat .agui-a2ui-action.agui-error { color: var(--agui-error); }
 .agui-chat .agui-a2ui-problems { margin: 2px 0; padding-left: 1.2em; }
 .agui-chat .agui-preview { margin: 6px 0; padding-left: 8px; border-left: 3px solid var(--agui-brand); }
-.agui-chat .agui-preview-frame { display: block; width: 100%; height: 96px; border: 1px solid var(--agui-border); border-radius: 3px; background: #fff; }
+.agui-chat .agui-preview-frame { display: block; width: 100%; height: 32px; border: 1px solid var(--agui-border); border-radius: 3px; background: #fff; }
 .agui-chat .agui-preview-img { display: block; max-width: 100%; max-height: 480px; height: auto; }
 .agui-chat .agui-preview-text { margin: 2px 0; font-family: var(--agui-code); white-space: pre; overflow: auto; max-height: 320px; }
 .agui-chat .agui-preview-note, .agui-chat .agui-verdict-warning { color: var(--agui-warn); }

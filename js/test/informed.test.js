@@ -166,6 +166,14 @@ describe("updates in place", () => {
     expect(decide.decisions).toEqual({ "int-1": { action: "edit", args: { amount: 3 }, override: "small enough" } });
   });
 
+  it("an edit whose checks pass lets the edit through, not Approve of the proposed arguments", () => {
+    const { el, model } = mount({ items: [informedCard({ checks: failing })] });
+    model.set("items", [informedCard({ checks: { ...passing, of: "edited" } })]);
+    expect(el.querySelector(".agui-checks")?.getAttribute("data-of")).toBe("edited");
+    expect(btn(el, "approve").disabled).toBe(true);
+    expect(/** @type {HTMLElement} */ (el.querySelector(".agui-override-field")).hidden).toBe(false);
+  });
+
   it("nothing is asked for a section with neither preview nor checks", () => {
     vi.useFakeTimers();
     const { el, model } = mount({ items: [card()] });
