@@ -168,14 +168,15 @@ class Informed:
         found: dict[str, Found] = {}
         self._cards[card.id] = (card, found)
         calls = self.thread.tool_calls
-        state = _copy(self.thread.state)
+        state: Any = None  # copied once, and only for a card with something to compute
         for interrupt in card.interrupts:
             held = calls.get(interrupt.tool_call_id or "")
-            look = Look(_copy(interrupt.arguments), edited=False)
+            look = Look(interrupt.arguments, edited=False)  # each hook gets its own copy
             found[interrupt.id] = Found(
                 interrupt, look, shown=look, held_text=held.arguments_text if held else None
             )
             if self._wanted(interrupt):
+                state = _copy(self.thread.state) if state is None else state
                 self._compute(card, found[interrupt.id], look, state)
 
     def _compute(self, card: Shown, found: Found, look: Look, state: Any) -> None:
@@ -471,6 +472,7 @@ class Informed:
             self._update(card, interrupt_id, verdict=verdict, push=False)  # the caller pushes
         if held is not None:
             self.deck.sync_audit(card.view)
+            del self._cards[card.id]  # decided and judged: nothing more to find for it
 
     # -- what the server declares ----------------------------------------------------------
 
