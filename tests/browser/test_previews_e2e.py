@@ -114,7 +114,9 @@ def test_a_dataframe_preview_a_failing_check_and_an_edit_that_redraws_it(
     # The preview: the DataFrame's table, in a sandboxed frame sized to it.
     preview = card.locator('.agui-preview[data-status="shown"][data-kind="html"]')
     expect(preview).to_be_visible(timeout=WAIT_MS)
-    expect(preview.locator(".agui-preview-label")).to_have_text("Preview (computed in this notebook)")
+    expect(preview.locator(".agui-preview-label")).to_have_text(
+        "Preview (computed in this notebook)"
+    )
     frame = card.locator("iframe.agui-preview-frame")
     assert frame.get_attribute("sandbox") == "allow-same-origin"
     expect(preview_frame(card).locator("table")).to_contain_text("-500.0", timeout=WAIT_MS)
