@@ -319,14 +319,16 @@ class Informed:
         *,
         enforce: bool = True,
     ) -> None:
-        """Settle what the decisions were informed by (a policy's waits for the previews too)
-        and note it in their audit records; raise :class:`CheckFailed` (``enforce``) for an
-        approval that a failed check refuses."""
+        """Settle what the decisions were informed by (a policy's, or code's, waits for the
+        previews too) and note it in their audit records; raise :class:`CheckFailed`
+        (``enforce``; code's decisions are not refused) for an approval a failed check refuses."""
         self.start(card)
         held = self._cards.get(card.id)
         if held is None:
             return
         policy = self.deck.rules.policy
+        # A person decides on what the card shows now; a policy, or code, on the previews too.
+        waits = not decided_by.is_person or not enforce
         override_policy = (
             not decided_by.is_person and getattr(policy, "override_checks", False) is True
         )
@@ -341,8 +343,8 @@ class Informed:
                 if found.shown is not look:  # the card shows what is sent
                     found.shown = look
                     self._draw(card, found, look)
-            await found.proposed.settle(previews_too=not decided_by.is_person)
-            await look.settle(previews_too=not decided_by.is_person)
+            await found.proposed.settle(previews_too=waits)
+            await look.settle(previews_too=waits)
             if decision.kind in ("approve", "edit") and look.failed():
                 if override_policy and found.override is None:
                     found.override = f"{decided_by.text} (override_checks)"
