@@ -353,7 +353,11 @@ class Informed:
         evidence = self.evidence(card, decisions)
         for record in self.deck.audit:
             found_evidence = evidence.get(record.get("interrupt") or "")
-            if found_evidence is not None and record.get("card") == card.id:
+            if (
+                found_evidence is not None
+                and record.get("card") == card.id
+                and not record.get("late")  # a late click decided nothing
+            ):
                 record.update(found_evidence.fields())
         self.deck.sync_audit(card.view)
         if failed and enforce:
